@@ -1,0 +1,26 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { bindingConsumer, streamDefinitions } from '@tollgate/protocol';
+import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
+import type { Logger } from 'pino';
+import type { MattermostBindingConfig } from './mattermost-binding.config';
+
+@Module({})
+export class MattermostBindingModule {
+  static forRoot(config: MattermostBindingConfig, logger: Logger): DynamicModule {
+    const prefix = config.TOLLGATE_SUBJECT_PREFIX;
+    const streams = streamDefinitions(prefix, { outMaxAgeDays: config.TOLLGATE_OUT_MAX_AGE_DAYS });
+    return {
+      module: MattermostBindingModule,
+      imports: [
+        ServiceRuntimeModule.forRoot(config, logger),
+        InfrastructureModule.forRoot({
+          provisionPlan: {
+            streams: [streams.commands, streams.outputs, streams.deadLetters],
+            consumers: [bindingConsumer(prefix, 'mattermost', config.TOLLGATE_ACK_WAIT_MS)],
+          },
+          migrations: [],
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The session journal, its outbox, the durable command ledger and the pending-approvals
+ * projection. Tables are unqualified: the data source's search_path is the service schema.
+ */
+export class SessionJournal1764460800000 implements MigrationInterface {
+  name = 'SessionJournal1764460800000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE TABLE session_events (
+        session_id  text        NOT NULL,
+        seq         integer     NOT NULL CHECK (seq >= 1),
+        type        text        NOT NULL,
+        data        jsonb       NOT NULL,
+        occurred_at timestamptz NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      )`);
+    // Payloads are kept as the exact text published, so a retried publish sends the same bytes.
+    await runner.query(`
+      CREATE TABLE outbox (
+        position   bigserial   PRIMARY KEY,
+        id         text        NOT NULL UNIQUE,
+        session_id text        NOT NULL,
+        subject    text        NOT NULL,
+        payload    text        NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        sent_at    timestamptz
+      )`);
+    await runner.query(`CREATE INDEX outbox_unsent ON outbox (position) WHERE sent_at IS NULL`);
+    await runner.query(`
+      CREATE TABLE processed_commands (
+        command_id   text        PRIMARY KEY,
+        session_id   text        NOT NULL,
+        processed_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await runner.query(`CREATE INDEX processed_commands_age ON processed_commands (processed_at)`);
+    await runner.query(`
+      CREATE TABLE pending_approvals (
+        session_id    text    NOT NULL,
+        call_id       text    NOT NULL,
+        requested_seq integer NOT NULL,
+        PRIMARY KEY (session_id, call_id)
+      )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE pending_approvals`);
+    await runner.query(`DROP TABLE processed_commands`);
+    await runner.query(`DROP TABLE outbox`);
+    await runner.query(`DROP TABLE session_events`);
+  }
+}
+
+export const SESSION_SERVICE_MIGRATIONS = [SessionJournal1764460800000];

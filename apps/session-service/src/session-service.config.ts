@@ -1,0 +1,34 @@
+import { type BaseConfig, ConfigError, loadConfig } from '@tollgate/service-runtime';
+import { z } from 'zod';
+
+const ownShape = {
+  MODEL_PROVIDER: z.enum(['scripted', 'openai']).default('scripted'),
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  MODEL: z.string().optional(),
+  TOOL_POLICY_FILE: z.string().optional(),
+};
+
+export type SessionServiceConfig = BaseConfig & {
+  MODEL_PROVIDER: 'scripted' | 'openai';
+  OPENAI_BASE_URL?: string;
+  OPENAI_API_KEY?: string;
+  MODEL?: string;
+  TOOL_POLICY_FILE?: string;
+};
+
+export function loadSessionServiceConfig(env: NodeJS.ProcessEnv): SessionServiceConfig {
+  const config = loadConfig('session-service', env, ownShape);
+  if (config.MODEL_PROVIDER === 'openai') {
+    const missing = (['OPENAI_BASE_URL', 'MODEL'] as const).filter((name) => !config[name]);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        missing.map((variable) => ({
+          variable,
+          problem: 'is required when MODEL_PROVIDER=openai',
+        })),
+      );
+    }
+  }
+  return config;
+}

@@ -1,0 +1,13 @@
+import type { ModelClient } from '../../model/model-client.port';
+import type { ToolPolicy } from '../../tools/tool-policy';
+import type { ToolRegistry } from '../../tools/tool-registry';
+
+/** The ports a session decision may consult: the model and the tools, both injected. */
+export interface SessionDeps {
+  readonly model: ModelClient;
+  readonly tools: ToolRegistry;
+  readonly policy: ToolPolicy;
+}
+
+/** Bounds a model that keeps calling tools, so one message cannot loop forever. */
+export const MAX_MODEL_ROUNDS_PER_TURN = 8;

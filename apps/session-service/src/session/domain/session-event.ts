@@ -1,0 +1,116 @@
+import type {
+  Conversation,
+  Option,
+  Person,
+  Principal,
+  RejectionReason,
+  ToolInteractionRequest,
+} from '@tollgate/protocol';
+import type { AbandonReason } from './approval-turn';
+
+/**
+ * The session journal's events (ARCHITECTURE.md §3.1). Stored as written, as JSON, keyed by
+ * (session_id, seq); names never change once journaled.
+ */
+
+export interface ToolCall {
+  readonly callId: string;
+  readonly toolName: string;
+  /** The arguments as the model gave them (a JSON text). */
+  readonly arguments: string;
+}
+
+/** What the model saw and said, enough to continue the turn months later in a new process. */
+export type ProviderMessage =
+  | { readonly role: 'user'; readonly content: string }
+  | {
+      readonly role: 'assistant';
+      readonly content: string;
+      readonly toolCalls?: readonly ToolCall[];
+    }
+  | { readonly role: 'tool'; readonly callId: string; readonly content: string };
+
+export interface TurnContext {
+  /** Seq of the UserMessageReceived that started the turn. */
+  readonly turnSeq: number;
+  /** The provider history up to and including the assistant message holding the batch. */
+  readonly messages: readonly ProviderMessage[];
+}
+
+export type ToolCallOutcome =
+  'ok' | 'error' | 'denied' | 'refused_by_policy' | 'unknown_tool' | 'abandoned';
+
+export type SessionEvent =
+  | { readonly type: 'SessionStarted'; readonly conversation: Conversation }
+  | {
+      readonly type: 'UserMessageReceived';
+      readonly commandId: string;
+      readonly sender: Person;
+      readonly text: string;
+      readonly principal: Principal;
+    }
+  | {
+      readonly type: 'ToolBatchStarted';
+      readonly batchId: string;
+      readonly content: string;
+      readonly toolCalls: readonly ToolCall[];
+    }
+  | {
+      readonly type: 'ToolApprovalRequested';
+      readonly batchId: string;
+      readonly callId: string;
+      readonly toolName: string;
+      readonly displayText: string;
+      readonly requester: Person;
+      readonly principal: Principal;
+      readonly options: readonly Option[];
+      readonly turnContext: TurnContext;
+      /** The output as first published, re-sent whole with every refresh. */
+      readonly request: ToolInteractionRequest;
+    }
+  | {
+      readonly type: 'ToolApprovalResolved';
+      readonly commandId: string;
+      readonly callId: string;
+      readonly optionKey: string;
+      readonly label: string;
+      readonly approved: boolean;
+      readonly resolvedBy: Person;
+    }
+  | {
+      readonly type: 'ToolApprovalRefused';
+      readonly commandId: string;
+      readonly callId: string;
+      readonly optionKey: string;
+      readonly sender: Person;
+      readonly reason: RejectionReason;
+    }
+  | { readonly type: 'ToolExecutionStarted'; readonly callId: string; readonly toolName: string }
+  | {
+      readonly type: 'ToolCallRecorded';
+      readonly callId: string;
+      readonly toolName: string;
+      readonly outcome: ToolCallOutcome;
+      readonly result: string;
+      /** A note the call stored in the session (write_note). */
+      readonly note?: string;
+    }
+  | {
+      readonly type: 'ToolBatchAbandoned';
+      readonly batchId: string;
+      readonly reason: AbandonReason;
+      /** Synthetic results for every call without one, so provider history stays whole. */
+      readonly results: readonly { readonly callId: string; readonly result: string }[];
+    }
+  | { readonly type: 'SessionRecovered'; readonly pendingCallIds: readonly string[] }
+  | { readonly type: 'PendingApprovalsReannounced'; readonly pendingCallIds: readonly string[] }
+  | { readonly type: 'TurnCompleted'; readonly reply: string }
+  | { readonly type: 'TurnFailed'; readonly reason: string };
+
+export type SessionEventType = SessionEvent['type'];
+
+export interface JournaledEvent {
+  readonly seq: number;
+  readonly occurredAt: string;
+  readonly event: SessionEvent;
+}

@@ -1,0 +1,95 @@
+import { type Output, outputId, PROTOCOL_VERSION, unjournaledOutputId } from '@tollgate/protocol';
+import type { JournaledEvent, SessionEvent } from './session-event';
+import { evolve, type SessionState } from './session-state';
+
+type EnvelopeKey = 'v' | 'id' | 'sessionId' | 'conversation' | 'occurredAt' | 'seq';
+/** An output before the recorder gives it its envelope (id, seq, conversation, time). */
+export type OutputDraft = Output extends infer O
+  ? O extends Output
+    ? Omit<O, EnvelopeKey>
+    : never
+  : never;
+
+export interface RecordedEvent extends JournaledEvent {
+  readonly outputs: readonly Output[];
+}
+
+/** A session has no conversation before SessionStarted; a decision for it must supply one. */
+export class MissingConversation extends Error {
+  constructor(sessionId: string) {
+    super(`session ${sessionId} has no conversation yet`);
+    this.name = 'MissingConversation';
+  }
+}
+
+/**
+ * Accumulates one decision: each event gets the next seq and its outputs their ids
+ * (`<sessionId>:<seq>:<n>`), and the state evolves as it goes so later steps see earlier
+ * ones. Nothing is written here; the caller appends `recorded` in one transaction.
+ */
+export class SessionRecorder {
+  private state: SessionState;
+  readonly recorded: RecordedEvent[] = [];
+  readonly unjournaledOutputs: Output[] = [];
+
+  constructor(
+    initial: SessionState,
+    private readonly now: string,
+  ) {
+    this.state = initial;
+  }
+
+  get current(): SessionState {
+    return this.state;
+  }
+
+  get nextSeq(): number {
+    return this.state.version + 1;
+  }
+
+  /** Builds the output the event at `seq` will carry as its n-th output. */
+  output(seq: number, n: number, draft: OutputDraft): Output {
+    const conversation = this.state.conversation;
+    if (!conversation) throw new MissingConversation(this.state.sessionId);
+    return {
+      ...draft,
+      v: PROTOCOL_VERSION,
+      id: outputId(this.state.sessionId, seq, n),
+      sessionId: this.state.sessionId,
+      conversation,
+      occurredAt: this.now,
+      seq,
+    };
+  }
+
+  record(event: SessionEvent, drafts: readonly OutputDraft[] = []): RecordedEvent {
+    const seq = this.nextSeq;
+    // Evolve first: SessionStarted brings the conversation the outputs' envelope needs.
+    this.state = evolve(this.state, { seq, occurredAt: this.now, event });
+    const recorded: RecordedEvent = {
+      seq,
+      occurredAt: this.now,
+      event,
+      outputs: drafts.map((draft, n) => this.output(seq, n, draft)),
+    };
+    this.recorded.push(recorded);
+    return recorded;
+  }
+
+  /** An output caused by no journaled event: seq 0, id `<sessionId>:0:<command id>`. */
+  recordUnjournaled(
+    commandId: string,
+    conversation: NonNullable<SessionState['conversation']>,
+    draft: OutputDraft,
+  ): void {
+    this.unjournaledOutputs.push({
+      ...draft,
+      v: PROTOCOL_VERSION,
+      id: unjournaledOutputId(this.state.sessionId, commandId),
+      sessionId: this.state.sessionId,
+      conversation,
+      occurredAt: this.now,
+      seq: 0,
+    });
+  }
+}

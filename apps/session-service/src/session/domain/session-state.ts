@@ -1,0 +1,218 @@
+import type { Conversation, Person, Principal, ToolInteractionRequest } from '@tollgate/protocol';
+import {
+  abandon,
+  abandonWritten,
+  type ApprovalTurn,
+  beginRedrive,
+  completeTurn,
+  finishBatch,
+  hasUnresolvedBatch,
+  markRecovered,
+  noActiveTurn,
+  recordRequested,
+  recordResolved,
+  startTurn,
+} from './approval-turn';
+import type {
+  JournaledEvent,
+  ProviderMessage,
+  SessionEvent,
+  ToolCall,
+  ToolCallOutcome,
+  TurnContext,
+} from './session-event';
+
+/** What the session knows of one call that was ever put to an approver. */
+export interface RequestedCall {
+  readonly request: ToolInteractionRequest;
+  readonly turnContext: TurnContext;
+  readonly resolution?: { readonly optionKey: string; readonly approved: boolean };
+  /** Set once the call can no longer be answered because its batch was abandoned. */
+  readonly abandoned?: boolean;
+}
+
+export interface CurrentBatch {
+  readonly batchId: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly started: readonly string[];
+  readonly results: Readonly<Record<string, { outcome: ToolCallOutcome; result: string }>>;
+}
+
+export interface SessionState {
+  readonly sessionId: string;
+  /** Seq of the last journaled event; 0 for a session that does not exist yet. */
+  readonly version: number;
+  readonly conversation?: Conversation;
+  readonly turn: ApprovalTurn;
+  /** The message that started the current turn: its sender requests the turn's approvals. */
+  readonly turnMessage?: {
+    readonly seq: number;
+    readonly sender: Person;
+    readonly principal: Principal;
+  };
+  readonly history: readonly ProviderMessage[];
+  readonly batch?: CurrentBatch;
+  readonly requested: Readonly<Record<string, RequestedCall>>;
+  readonly notes: readonly string[];
+  /** Tools the approvers allowed for the rest of this chat ("Allow in this chat"). */
+  readonly sessionGrants: readonly string[];
+}
+
+export function initialSessionState(sessionId: string): SessionState {
+  return {
+    sessionId,
+    version: 0,
+    turn: noActiveTurn,
+    history: [],
+    requested: {},
+    notes: [],
+    sessionGrants: [],
+  };
+}
+
+export function replay(sessionId: string, events: readonly JournaledEvent[]): SessionState {
+  return events.reduce(evolve, initialSessionState(sessionId));
+}
+
+/** Applies one journaled event. Pure; the approval turn enforces the legal moves. */
+export function evolve(state: SessionState, journaled: JournaledEvent): SessionState {
+  const next = apply(state, journaled.seq, journaled.event);
+  return { ...next, version: journaled.seq };
+}
+
+function apply(state: SessionState, seq: number, event: SessionEvent): SessionState {
+  switch (event.type) {
+    case 'SessionStarted':
+      return { ...state, conversation: event.conversation };
+    case 'UserMessageReceived':
+      return {
+        ...state,
+        turn: startTurn(state.turn, seq),
+        turnMessage: { seq, sender: event.sender, principal: event.principal },
+        history: [...state.history, { role: 'user', content: event.text }],
+        batch: undefined,
+      };
+    case 'ToolBatchStarted':
+      return {
+        ...state,
+        // A model that calls tools again after a redrive starts a new batch in the same turn.
+        turn: finishIfRedriving(state.turn),
+        history: [
+          ...state.history,
+          { role: 'assistant', content: event.content, toolCalls: event.toolCalls },
+        ],
+        batch: { batchId: event.batchId, toolCalls: event.toolCalls, started: [], results: {} },
+      };
+    case 'ToolApprovalRequested':
+      return {
+        ...state,
+        turn: recordRequested(state.turn, event.batchId, {
+          callId: event.callId,
+          toolName: event.toolName,
+          requestedSeq: seq,
+        }),
+        requested: {
+          ...state.requested,
+          [event.callId]: { request: event.request, turnContext: event.turnContext },
+        },
+      };
+    case 'ToolApprovalResolved': {
+      const resolved = recordResolved(state.turn, {
+        callId: event.callId,
+        optionKey: event.optionKey,
+        approved: event.approved,
+      });
+      // The last sibling's answer starts the redrive (ARCHITECTURE.md §3.3).
+      const turn = hasUnresolvedBatch(resolved) ? resolved : beginRedrive(resolved);
+      const call = state.requested[event.callId];
+      const grants =
+        event.optionKey === 'approve_session' &&
+        call &&
+        !state.sessionGrants.includes(call.request.toolName)
+          ? [...state.sessionGrants, call.request.toolName]
+          : state.sessionGrants;
+      return {
+        ...state,
+        turn,
+        sessionGrants: grants,
+        requested: call
+          ? {
+              ...state.requested,
+              [event.callId]: {
+                ...call,
+                resolution: { optionKey: event.optionKey, approved: event.approved },
+              },
+            }
+          : state.requested,
+      };
+    }
+    case 'ToolApprovalRefused':
+      // Audit only: a refused click changes nothing about the approval.
+      return state;
+    case 'ToolExecutionStarted':
+      return state.batch
+        ? { ...state, batch: { ...state.batch, started: [...state.batch.started, event.callId] } }
+        : state;
+    case 'ToolCallRecorded':
+      return {
+        ...state,
+        history: [...state.history, { role: 'tool', callId: event.callId, content: event.result }],
+        notes: event.note === undefined ? state.notes : [...state.notes, event.note],
+        batch: state.batch
+          ? {
+              ...state.batch,
+              results: {
+                ...state.batch.results,
+                [event.callId]: { outcome: event.outcome, result: event.result },
+              },
+            }
+          : state.batch,
+      };
+    case 'ToolBatchAbandoned': {
+      const requested = { ...state.requested };
+      for (const { callId } of event.results) {
+        const call = requested[callId];
+        if (call && !call.resolution) requested[callId] = { ...call, abandoned: true };
+      }
+      // Unanswered calls of an abandoned batch can never be answered again, whatever
+      // their resolution state in the batch.
+      for (const [callId, call] of Object.entries(requested)) {
+        if (call.request.batchId === event.batchId && !call.resolution) {
+          requested[callId] = { ...call, abandoned: true };
+        }
+      }
+      const abandoning = abandon(state.turn, event.reason);
+      return {
+        ...state,
+        turn: abandonWritten(abandoning, {}),
+        requested,
+        history: [
+          ...state.history,
+          ...event.results.map((r): ProviderMessage => ({
+            role: 'tool',
+            callId: r.callId,
+            content: r.result,
+          })),
+        ],
+        batch: undefined,
+      };
+    }
+    case 'SessionRecovered':
+      return { ...state, turn: markRecovered(state.turn) };
+    case 'PendingApprovalsReannounced':
+      return state;
+    case 'TurnCompleted':
+      return {
+        ...state,
+        turn: completeTurn(finishIfRedriving(state.turn)),
+        history: [...state.history, { role: 'assistant', content: event.reply }],
+        batch: undefined,
+      };
+    case 'TurnFailed':
+      return { ...state, turn: noActiveTurn, batch: undefined };
+  }
+}
+
+function finishIfRedriving(turn: ApprovalTurn): ApprovalTurn {
+  return turn.phase === 'Redriving' ? finishBatch(turn) : turn;
+}

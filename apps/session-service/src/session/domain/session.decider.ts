@@ -1,0 +1,196 @@
+import {
+  type JoinSession,
+  principalOf,
+  type RejectionReason,
+  type ToolInteractionResponse,
+  type UserMessage,
+} from '@tollgate/protocol';
+import { isParked, isRecovered, pendingCalls, pendingFor } from './approval-turn';
+import type { SessionDeps } from './session-deps';
+import type { OutputDraft, SessionRecorder } from './session-recorder';
+import type { SessionState } from './session-state';
+import { continueTurn, redrive } from './turn-runner';
+
+/**
+ * The session's decisions, one per command (ARCHITECTURE.md §3.3–3.4). Each reads the state
+ * the journal rebuilt and records events with their outputs; the caller commits them.
+ */
+
+const SUPERSEDED = 'superseded by a newer message';
+
+export async function decideUserMessage(
+  recorder: SessionRecorder,
+  command: UserMessage,
+  deps: SessionDeps,
+): Promise<void> {
+  startIfNew(recorder, command.conversation);
+  if (isParked(recorder.current.turn)) supersede(recorder);
+  recorder.record({
+    type: 'UserMessageReceived',
+    commandId: command.id,
+    sender: command.sender,
+    text: command.text,
+    principal: principalOf(command),
+  });
+  await continueTurn(recorder, deps, recorder.current.history);
+}
+
+export async function decideResponse(
+  recorder: SessionRecorder,
+  command: ToolInteractionResponse,
+  deps: SessionDeps,
+): Promise<void> {
+  const state = recorder.current;
+  const call = state.requested[command.callId];
+  if (state.version === 0 || !call) {
+    // Nothing journaled ever asked this: answer without journaling (seq 0).
+    recorder.recordUnjournaled(
+      command.id,
+      command.conversation,
+      rejection(command, 'prompt_expired'),
+    );
+    return;
+  }
+  const pending = pendingFor(state.turn, command.callId);
+  if (!pending) {
+    // The losing click of a race sees only the notice; a superseded prompt also loses any
+    // buttons a binding may still show.
+    refuse(
+      recorder,
+      command,
+      'prompt_expired',
+      call.resolution ? [] : [expiredUpdate(command.callId)],
+    );
+    return;
+  }
+  const request = call.request;
+  if (request.principal === 'user' && command.sender.id !== request.requester.id) {
+    refuse(recorder, command, 'wrong_requester');
+    return;
+  }
+  const option = request.options.find((o) => o.key === command.optionKey);
+  if (!option) {
+    refuse(recorder, command, 'option_unavailable');
+    return;
+  }
+  recorder.record(
+    {
+      type: 'ToolApprovalResolved',
+      commandId: command.id,
+      callId: command.callId,
+      optionKey: option.key,
+      label: option.label,
+      approved: option.key !== 'deny',
+      resolvedBy: command.sender,
+    },
+    [
+      {
+        type: 'ToolInteractionResolved',
+        callId: command.callId,
+        optionKey: option.key,
+        label: option.label,
+        resolvedBy: command.sender,
+      },
+    ],
+  );
+  if (recorder.current.turn.phase === 'Redriving') await redrive(recorder, deps);
+}
+
+/** Re-announces a recovered session's prompts to a binding that asks (PROTOCOL.md §4). */
+export function decideJoin(recorder: SessionRecorder, _command: JoinSession): void {
+  const state = recorder.current;
+  if (!isRecovered(state.turn)) return;
+  const pendingCallIds = pendingCalls(state.turn).map((p) => p.callId);
+  recorder.record(
+    { type: 'PendingApprovalsReannounced', pendingCallIds },
+    refreshes(state, pendingCallIds),
+  );
+}
+
+/** A new process found this session parked: journal it and refresh every pending prompt. */
+export function decideRecovery(recorder: SessionRecorder): boolean {
+  const state = recorder.current;
+  if (!isParked(state.turn)) return false;
+  const pendingCallIds = pendingCalls(state.turn).map((p) => p.callId);
+  recorder.record({ type: 'SessionRecovered', pendingCallIds }, refreshes(state, pendingCallIds));
+  return true;
+}
+
+function startIfNew(recorder: SessionRecorder, conversation: UserMessage['conversation']): void {
+  if (recorder.current.version === 0) recorder.record({ type: 'SessionStarted', conversation });
+}
+
+/** Synthetic results first, so provider history never holds a call without a result. */
+function supersede(recorder: SessionRecorder): void {
+  const state = recorder.current;
+  const batch = state.batch;
+  if (!batch) throw new Error(`session ${state.sessionId} is parked without a batch`);
+  const pending = pendingCalls(state.turn);
+  const results = batch.toolCalls
+    .filter((call) => !batch.results[call.callId])
+    .map((call) => ({ callId: call.callId, result: `not run: ${SUPERSEDED}` }));
+  recorder.record(
+    { type: 'ToolBatchAbandoned', batchId: batch.batchId, reason: 'superseded', results },
+    pending.map((p): OutputDraft => ({
+      type: 'ToolInteractionUpdate',
+      callId: p.callId,
+      status: 'Abandoned',
+      reason: SUPERSEDED,
+    })),
+  );
+}
+
+function refreshes(state: SessionState, callIds: readonly string[]): OutputDraft[] {
+  return callIds.map((callId) => ({
+    type: 'ToolInteractionUpdate',
+    callId,
+    status: 'RefreshedAfterRestart',
+    reason: 'the service restarted; this request is still valid',
+    request: state.requested[callId]?.request,
+  }));
+}
+
+function expiredUpdate(callId: string): OutputDraft {
+  return {
+    type: 'ToolInteractionUpdate',
+    callId,
+    status: 'Expired',
+    reason: 'this request has expired',
+  };
+}
+
+const NOTICES: Record<RejectionReason, string> = {
+  wrong_requester: 'Only the person who asked can answer this request.',
+  option_unavailable: 'That option is not offered for this request.',
+  prompt_expired: 'This request is no longer valid; nothing was run.',
+  persist_failed: 'Your answer could not be saved; please try again.',
+};
+
+function rejection(command: ToolInteractionResponse, reason: RejectionReason): OutputDraft {
+  return {
+    type: 'ToolInteractionRejected',
+    callId: command.callId,
+    sender: command.sender,
+    reason,
+    text: NOTICES[reason],
+  };
+}
+
+function refuse(
+  recorder: SessionRecorder,
+  command: ToolInteractionResponse,
+  reason: RejectionReason,
+  extra: readonly OutputDraft[] = [],
+): void {
+  recorder.record(
+    {
+      type: 'ToolApprovalRefused',
+      commandId: command.id,
+      callId: command.callId,
+      optionKey: command.optionKey,
+      sender: command.sender,
+      reason,
+    },
+    [rejection(command, reason), ...extra],
+  );
+}

@@ -1,0 +1,197 @@
+import { redriveDecisions } from './approval-turn';
+import type { SessionDeps } from './session-deps';
+import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
+import type { ProviderMessage, ToolCall } from './session-event';
+import type { SessionRecorder } from './session-recorder';
+import { ToolArgumentError } from '../../tools/tool';
+
+const RESULT_DENIED = 'denied';
+const RESULT_REFUSED = 'refused by policy';
+const RESULT_UNKNOWN = 'unknown tool';
+
+/**
+ * Drives a running turn: ask the model, run what may run, park what needs an approver, and
+ * finish with the model's reply. `messages` is what the model sees first: the session's
+ * history for a new message, or the persisted turn context plus results for a redrive.
+ */
+export async function continueTurn(
+  recorder: SessionRecorder,
+  deps: SessionDeps,
+  messages: readonly ProviderMessage[],
+): Promise<void> {
+  let seen = messages;
+  for (let round = 0; round < MAX_MODEL_ROUNDS_PER_TURN; round += 1) {
+    const turn = recorder.current.turn;
+    if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return;
+    const reply = await deps.model.complete({
+      messages: seen,
+      turnSeq: turn.turnSeq,
+      tools: deps.tools.list().map((t) => ({ name: t.name, description: t.description })),
+    });
+    if (reply.toolCalls.length === 0) {
+      recorder.record({ type: 'TurnCompleted', reply: reply.content }, [
+        { type: 'TextOutput', text: reply.content, role: 'assistant' },
+      ]);
+      return;
+    }
+    const parked = await startBatch(recorder, deps, reply.content, reply.toolCalls);
+    if (parked) return;
+    seen = recorder.current.history;
+  }
+  const reason = `the model kept calling tools after ${MAX_MODEL_ROUNDS_PER_TURN} rounds`;
+  recorder.record({ type: 'TurnFailed', reason }, [
+    { type: 'TextOutput', text: `The turn stopped: ${reason}.`, role: 'notice' },
+  ]);
+}
+
+/** Runs the batch's ungated calls and requests the gated ones. True when the batch parked. */
+async function startBatch(
+  recorder: SessionRecorder,
+  deps: SessionDeps,
+  content: string,
+  toolCalls: readonly ToolCall[],
+): Promise<boolean> {
+  const batchId = `batch_${recorder.nextSeq}`;
+  recorder.record({ type: 'ToolBatchStarted', batchId, content, toolCalls });
+  const turnContext = { turnSeq: turnSeqOf(recorder), messages: recorder.current.history };
+  const gated: ToolCall[] = [];
+  for (const call of toolCalls) {
+    const tool = deps.tools.get(call.toolName);
+    const entry = deps.policy.entryFor(call.toolName);
+    if (!tool || !entry) {
+      recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
+    } else if (entry.mode === 'deny') {
+      recordResult(recorder, call, 'refused_by_policy', RESULT_REFUSED);
+    } else if (entry.mode === 'auto' || recorder.current.sessionGrants.includes(call.toolName)) {
+      await execute(recorder, deps, call);
+    } else {
+      gated.push(call);
+    }
+  }
+  for (const call of gated) {
+    const entry = deps.policy.entryFor(call.toolName);
+    const tool = deps.tools.get(call.toolName);
+    if (!entry || !tool) continue;
+    const seq = recorder.nextSeq;
+    const user = lastUserMessage(recorder);
+    const request = recorder.output(seq, 0, {
+      type: 'ToolInteractionRequest',
+      callId: call.callId,
+      batchId,
+      toolName: call.toolName,
+      displayText: tool.describe(parseArguments(call.arguments) ?? {}).slice(0, 12_000),
+      requester: user.sender,
+      principal: user.principal,
+      options: [...entry.options],
+    });
+    if (request.type !== 'ToolInteractionRequest') throw new Error('unreachable');
+    recorder.record(
+      {
+        type: 'ToolApprovalRequested',
+        batchId,
+        callId: call.callId,
+        toolName: call.toolName,
+        displayText: request.displayText,
+        requester: request.requester,
+        principal: request.principal,
+        options: request.options,
+        turnContext,
+        request,
+      },
+      [request],
+    );
+  }
+  return gated.length > 0;
+}
+
+/**
+ * The parked batch is fully answered: approved calls run, denied ones get a denial, then
+ * the model continues from the context persisted when the batch parked.
+ */
+export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Promise<void> {
+  const state = recorder.current;
+  const batch = state.batch;
+  const decisions = new Map(redriveDecisions(state.turn).map((d) => [d.callId, d]));
+  const first = [...decisions.keys()][0];
+  const context = first ? state.requested[first]?.turnContext : undefined;
+  if (!batch || !context) throw new Error(`session ${state.sessionId} has no batch to redrive`);
+  for (const call of batch.toolCalls) {
+    if (recorder.current.batch?.results[call.callId]) continue;
+    const decision = decisions.get(call.callId);
+    if (decision?.approved) await execute(recorder, deps, call);
+    else recordResult(recorder, call, 'denied', RESULT_DENIED);
+  }
+  const results = recorder.current.batch?.results ?? {};
+  const toolMessages = batch.toolCalls.map((call): ProviderMessage => ({
+    role: 'tool',
+    callId: call.callId,
+    content: results[call.callId]?.result ?? RESULT_DENIED,
+  }));
+  await continueTurn(recorder, deps, [...context.messages, ...toolMessages]);
+}
+
+async function execute(
+  recorder: SessionRecorder,
+  deps: SessionDeps,
+  call: ToolCall,
+): Promise<void> {
+  const tool = deps.tools.get(call.toolName);
+  if (!tool) return recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
+  recorder.record({ type: 'ToolExecutionStarted', callId: call.callId, toolName: call.toolName });
+  const args = parseArguments(call.arguments);
+  try {
+    if (!args) throw new ToolArgumentError('arguments are not a JSON object');
+    const outcome = await tool.run(args, { notes: recorder.current.notes });
+    recorder.record({
+      type: 'ToolCallRecorded',
+      callId: call.callId,
+      toolName: call.toolName,
+      outcome: 'ok',
+      result: outcome.result,
+      ...(outcome.note === undefined ? {} : { note: outcome.note }),
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    recordResult(recorder, call, 'error', `error: ${message}`);
+  }
+}
+
+function recordResult(
+  recorder: SessionRecorder,
+  call: ToolCall,
+  outcome: 'denied' | 'refused_by_policy' | 'unknown_tool' | 'error',
+  result: string,
+): void {
+  recorder.record({
+    type: 'ToolCallRecorded',
+    callId: call.callId,
+    toolName: call.toolName,
+    outcome,
+    result,
+  });
+}
+
+function parseArguments(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function turnSeqOf(recorder: SessionRecorder): number {
+  const turn = recorder.current.turn;
+  return turn.phase === 'NoActive' ? 0 : turn.turnSeq;
+}
+
+function lastUserMessage(recorder: SessionRecorder) {
+  const turnSeq = turnSeqOf(recorder);
+  const message = recorder.current.turnMessage;
+  if (!message || message.seq !== turnSeq) {
+    throw new Error(`session ${recorder.current.sessionId} has no message for turn ${turnSeq}`);
+  }
+  return message;
+}

@@ -1,0 +1,19 @@
+import { echoTool } from './echo.tool';
+import { ToolArgumentError } from './tool';
+
+describe('echo tool', () => {
+  it('returns its text argument and stores nothing', async () => {
+    await expect(echoTool.run({ text: 'hi' }, { notes: ['a'] })).resolves.toEqual({
+      result: 'hi',
+    });
+  });
+
+  it('refuses arguments without a string text', async () => {
+    await expect(echoTool.run({ text: 3 }, { notes: [] })).rejects.toThrow(ToolArgumentError);
+    await expect(echoTool.run({}, { notes: [] })).rejects.toThrow(/string `text`/);
+  });
+
+  it('describes the call for the approver', () => {
+    expect(echoTool.describe({ text: 'hi' })).toBe('echo "hi"');
+  });
+});

@@ -1,0 +1,16 @@
+import { echoTool } from './echo.tool';
+import type { Tool } from './tool';
+import { writeNoteTool } from './write-note.tool';
+
+export interface ToolRegistry {
+  get(name: string): Tool | undefined;
+  list(): readonly Tool[];
+}
+
+export function builtInTools(): ToolRegistry {
+  const tools = new Map<string, Tool>([echoTool, writeNoteTool].map((t) => [t.name, t]));
+  return { get: (name) => tools.get(name), list: () => [...tools.values()] };
+}
+
+export const TOOL_REGISTRY = Symbol('TOOL_REGISTRY');
+export const TOOL_POLICY = Symbol('TOOL_POLICY');

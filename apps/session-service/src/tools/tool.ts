@@ -1,0 +1,26 @@
+/** What a tool run produced: the result the model sees, and any session effect to journal. */
+export interface ToolOutcome {
+  readonly result: string;
+  readonly note?: string;
+}
+
+export interface ToolRunContext {
+  /** Notes the session holds before this call. */
+  readonly notes: readonly string[];
+}
+
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  /** What the approver reads on the prompt. */
+  describe(args: Record<string, unknown>): string;
+  run(args: Record<string, unknown>, context: ToolRunContext): Promise<ToolOutcome>;
+}
+
+/** A tool refused its arguments; the model sees the reason as the call's result. */
+export class ToolArgumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolArgumentError';
+  }
+}

@@ -1,0 +1,360 @@
+import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import { millis } from '@nats-io/nats-core';
+import type { Logger } from 'pino';
+import { lastHeaderValues, toDeliveredMessage, type DeliveredMessage } from './delivered-message';
+import { DLQ_HEADERS } from './definitions';
+import { failureReason, PermanentFailure, TransientFailure } from './failures';
+import { JetStreamPublisher } from './jetstream-publisher';
+import { retryDelayMs } from './retry-delay';
+
+export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
+
+export type ConsumerOutcome = 'acked' | 'naked' | 'dead_lettered';
+
+export interface ConsumerRunnerOptions {
+  js: JetStreamClient;
+  stream: string;
+  durable: string;
+  /** This service's name, sent as `Tollgate-Service` on a dead-lettered copy. */
+  service: string;
+  /** Where dead-lettered copies go: `<prefix>.dlq.<service>`. */
+  dlqSubject: string;
+  handler: MessageHandler;
+  logger: Logger;
+  /** Messages held at once, handled or not; default 16. */
+  maxInFlight?: number;
+  /** First nak delay after a transient failure; doubles per delivery. Default 1 s. */
+  retryBaseMs?: number;
+  /** Ceiling of the nak delay (a retry-after may exceed it). Default 5 min. */
+  retryMaxMs?: number;
+  /** How long one pull request waits for messages (at least 1 s). Default 10 s. */
+  pullExpiresMs?: number;
+  /** Pause before pulling again after a failed pull, e.g. while NATS is away. Default 1 s. */
+  restartDelayMs?: number;
+  /** Called once per settled message, e.g. to count outcomes in Prometheus. */
+  onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
+}
+
+const ACK_CONFIRM_TIMEOUT_MS = 5_000;
+
+type RunnerState = 'idle' | 'running' | 'draining' | 'stopped';
+
+interface InFlight {
+  readonly msg: JsMsg;
+  /** Set once the runner starts settling it, so nothing settles a message twice. */
+  settling: boolean;
+  keepAlive?: NodeJS.Timeout;
+  /** Resolves once the message is settled; never rejects. */
+  done: Promise<void>;
+}
+
+/**
+ * Pulls from one durable consumer and settles every message from what its handler did:
+ * returned → ack; TransientFailure or any other error → nak with a growing delay;
+ * PermanentFailure, or a transient failure on the last allowed delivery → copy to the DLQ,
+ * then a plain `term()`. The runner dead-letters the last delivery itself because an
+ * exhausted max_deliver leaves the message sitting in the stream with no notice anyone
+ * would see, and nats-server 2.9 drops a reason given to `term`.
+ */
+export class ConsumerRunner {
+  private state: RunnerState = 'idle';
+  private readonly inFlight = new Set<InFlight>();
+  private readonly publisher: JetStreamPublisher;
+  private readonly logger: Logger;
+  private readonly maxInFlight: number;
+  private readonly retryPolicy: { baseMs: number; maxMs: number };
+  private readonly pullExpiresMs: number;
+  private readonly restartDelayMs: number;
+  private ackWaitMs = 30_000;
+  private maxDeliver = -1;
+  private loop?: Promise<void>;
+  private drained?: Promise<void>;
+  private batch?: ConsumerMessages;
+  private wakeOnFreeSlot?: () => void;
+  private wakeFromPause?: () => void;
+
+  constructor(private readonly options: ConsumerRunnerOptions) {
+    this.publisher = new JetStreamPublisher(options.js);
+    this.logger = options.logger.child({ stream: options.stream, durable: options.durable });
+    this.maxInFlight = Math.max(1, options.maxInFlight ?? 16);
+    this.retryPolicy = {
+      baseMs: options.retryBaseMs ?? 1_000,
+      maxMs: options.retryMaxMs ?? 5 * 60_000,
+    };
+    this.pullExpiresMs = Math.max(1_000, options.pullExpiresMs ?? 10_000);
+    this.restartDelayMs = options.restartDelayMs ?? 1_000;
+  }
+
+  /**
+   * Looks the durable up (it must exist: provision first) and starts pulling. The running
+   * consumer's own ack_wait and max_deliver are used, as provisioning never changes them.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'idle') throw new Error(`consumer runner already ${this.state}`);
+    const { js, stream, durable } = this.options;
+    const consumer = await js.consumers.get(stream, durable);
+    const { config } = await consumer.info(true);
+    // Drained while the look-up was under way: stay stopped.
+    if (this.state !== 'idle') return;
+    this.ackWaitMs = config.ack_wait ? millis(config.ack_wait) : 30_000;
+    this.maxDeliver = config.max_deliver ?? -1;
+    this.state = 'running';
+    this.loop = this.pullLoop(consumer);
+    this.logger.info(
+      { ackWaitMs: this.ackWaitMs, maxDeliver: this.maxDeliver, maxInFlight: this.maxInFlight },
+      'consumer runner started',
+    );
+  }
+
+  isRunning(): boolean {
+    return this.state === 'running';
+  }
+
+  /** Messages currently held by this runner. */
+  inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Stops pulling, lets in-flight handlers finish until the deadline, then naks whatever is
+   * still unsettled so another replica takes it at once.
+   */
+  drain(deadlineMs: number): Promise<void> {
+    if (this.state === 'idle') this.state = 'stopped';
+    if (this.state === 'stopped') return this.drained ?? Promise.resolve();
+    if (this.state === 'draining') return this.drained ?? Promise.resolve();
+    this.state = 'draining';
+    this.drained = this.finishDrain(deadlineMs);
+    return this.drained;
+  }
+
+  private async finishDrain(deadlineMs: number): Promise<void> {
+    this.logger.info({ inFlight: this.inFlight.size, deadlineMs }, 'draining consumer runner');
+    this.wakeOnFreeSlot?.();
+    this.wakeFromPause?.();
+    void this.batch?.close();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, deadlineMs);
+    });
+    await Promise.race([Promise.all([...this.inFlight].map((entry) => entry.done)), deadline]);
+    clearTimeout(timer);
+    const abandoned = [...this.inFlight].filter((entry) => !entry.settling);
+    for (const entry of abandoned) {
+      clearInterval(entry.keepAlive);
+      this.nak(entry, 0);
+    }
+    if (abandoned.length > 0) {
+      this.logger.warn(
+        { count: abandoned.length },
+        'drain deadline passed; naked unfinished messages',
+      );
+    }
+    await this.loop;
+    this.state = 'stopped';
+    this.logger.info('consumer runner stopped');
+  }
+
+  private async pullLoop(consumer: Consumer): Promise<void> {
+    while (this.state === 'running') {
+      await this.freeSlot();
+      if (this.state !== 'running') return;
+      const startedAt = Date.now();
+      let received = 0;
+      try {
+        // Asking for exactly the free slots keeps the runner from holding messages it is
+        // not yet working on while their ack_wait runs out.
+        const batch = await consumer.fetch({
+          max_messages: this.maxInFlight - this.inFlight.size,
+          expires: this.pullExpiresMs,
+        });
+        this.batch = batch;
+        if (this.state !== 'running') void batch.close();
+        for await (const msg of batch) {
+          received += 1;
+          this.accept(msg);
+        }
+      } catch (error) {
+        if (this.state !== 'running') return;
+        // Missed heartbeats while NATS is away, a deleted consumer, a timeout: pull again.
+        this.logger.warn({ err: error }, 'pull failed; pulling again shortly');
+        await this.pause(this.restartDelayMs);
+        continue;
+      } finally {
+        this.batch = undefined;
+      }
+      // A pull that ends empty at once would otherwise spin.
+      if (received === 0 && Date.now() - startedAt < 100) await this.pause(this.restartDelayMs);
+    }
+  }
+
+  private freeSlot(): Promise<void> {
+    if (this.state !== 'running' || this.inFlight.size < this.maxInFlight) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wakeOnFreeSlot = () => {
+        this.wakeOnFreeSlot = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private pause(ms: number): Promise<void> {
+    if (this.state !== 'running') return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wakeFromPause?.(), ms);
+      this.wakeFromPause = () => {
+        clearTimeout(timer);
+        this.wakeFromPause = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private accept(msg: JsMsg): void {
+    const entry: InFlight = { msg, settling: false, done: Promise.resolve() };
+    if (this.state !== 'running') {
+      // Arrived after drain began: hand it straight back.
+      this.nak(entry, 0);
+      return;
+    }
+    this.inFlight.add(entry);
+    entry.done = this.process(entry)
+      .catch((error: unknown) => {
+        this.logger.error({ err: error, streamSeq: msg.seq }, 'settling a message failed');
+        if (!entry.settling) this.nak(entry, 0);
+      })
+      .finally(() => {
+        clearInterval(entry.keepAlive);
+        this.inFlight.delete(entry);
+        this.wakeOnFreeSlot?.();
+      });
+  }
+
+  private async process(entry: InFlight): Promise<void> {
+    const { msg } = entry;
+    const touch = (): void => this.touch(entry);
+    entry.keepAlive = setInterval(touch, Math.max(100, Math.floor(this.ackWaitMs / 3)));
+    let failure: unknown;
+    let failed = false;
+    try {
+      // Wrapped so a handler that throws synchronously is treated like one that rejects.
+      await Promise.resolve().then(() => this.options.handler(toDeliveredMessage(msg, touch)));
+    } catch (error) {
+      failed = true;
+      failure = error;
+    } finally {
+      clearInterval(entry.keepAlive);
+    }
+    // Drain gave up on this message and naked it already.
+    if (entry.settling) return;
+    if (!failed) return this.ack(entry);
+
+    const reason = failureReason(failure);
+    const deliveryCount = msg.info.deliveryCount;
+    if (failure instanceof PermanentFailure) return this.deadLetter(entry, reason);
+    if (this.maxDeliver > 0 && deliveryCount >= this.maxDeliver) {
+      return this.deadLetter(entry, `max_deliver_exhausted: ${reason}`);
+    }
+    const retryAfterMs = failure instanceof TransientFailure ? failure.retryAfterMs : undefined;
+    const delayMs = retryDelayMs(deliveryCount, this.retryPolicy, retryAfterMs);
+    this.logger.warn(
+      {
+        ...this.describe(msg),
+        reason,
+        delayMs,
+        ...(failure instanceof TransientFailure ? {} : { err: failure }),
+      },
+      'handler failed; nak with delay',
+    );
+    this.nak(entry, delayMs);
+  }
+
+  private async ack(entry: InFlight): Promise<void> {
+    entry.settling = true;
+    try {
+      // ackAck waits for the server to confirm, so an ack lost in a disconnect is seen.
+      await entry.msg.ackAck({ timeout: ACK_CONFIRM_TIMEOUT_MS });
+    } catch (error) {
+      this.logger.warn(
+        { ...this.describe(entry.msg), err: error },
+        'ack not confirmed; the message may be redelivered',
+      );
+    }
+    this.count('acked', entry.msg);
+  }
+
+  private async deadLetter(entry: InFlight, reason: string): Promise<void> {
+    entry.settling = true;
+    const { msg } = entry;
+    const { stream, service, dlqSubject } = this.options;
+    try {
+      await this.publisher.publish(dlqSubject, msg.data, {
+        // Keyed by the original's position, so a retried dead-lettering is stored once.
+        msgId: `${stream}:${msg.info.streamSequence}`,
+        headers: {
+          ...this.copyableHeaders(msg),
+          [DLQ_HEADERS.reason]: reason,
+          [DLQ_HEADERS.originalSubject]: msg.subject,
+          [DLQ_HEADERS.service]: service,
+        },
+      });
+    } catch (error) {
+      const delayMs = retryDelayMs(msg.info.deliveryCount, this.retryPolicy);
+      this.logger.error(
+        { ...this.describe(msg), reason, err: error, delayMs },
+        'dead-letter publish failed; nak so the message is not lost',
+      );
+      this.nak(entry, delayMs);
+      return;
+    }
+    this.settle(msg, () => msg.term());
+    this.logger.warn({ ...this.describe(msg), reason, dlqSubject }, 'message dead-lettered');
+    this.count('dead_lettered', msg);
+  }
+
+  private nak(entry: InFlight, delayMs: number): void {
+    entry.settling = true;
+    const { msg } = entry;
+    this.settle(msg, () => (delayMs > 0 ? msg.nak(delayMs) : msg.nak()));
+    this.count('naked', msg);
+  }
+
+  private touch(entry: InFlight): void {
+    if (entry.settling) return;
+    this.settle(entry.msg, () => entry.msg.working());
+  }
+
+  /** Acks go out on the connection; a closed one throws, which must not escape a timer. */
+  private settle(msg: JsMsg, send: () => void): void {
+    try {
+      send();
+    } catch (error) {
+      this.logger.warn({ ...this.describe(msg), err: error }, 'could not reach nats to settle');
+    }
+  }
+
+  /** Nats-* headers steer publishing (dedupe, expectations) and must not follow the copy. */
+  private copyableHeaders(msg: JsMsg): Record<string, string> {
+    const copy: Record<string, string> = {};
+    for (const [key, value] of lastHeaderValues(msg)) {
+      if (!key.toLowerCase().startsWith('nats-')) copy[key] = value;
+    }
+    return copy;
+  }
+
+  private count(outcome: ConsumerOutcome, msg: JsMsg): void {
+    try {
+      this.options.onOutcome?.(outcome, msg.subject);
+    } catch (error) {
+      this.logger.warn({ err: error, outcome }, 'outcome hook threw');
+    }
+  }
+
+  private describe(msg: JsMsg): Record<string, unknown> {
+    return {
+      subject: msg.subject,
+      streamSeq: msg.info.streamSequence,
+      deliveryCount: msg.info.deliveryCount,
+    };
+  }
+}

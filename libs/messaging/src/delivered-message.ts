@@ -1,0 +1,38 @@
+import type { JsMsg } from '@nats-io/jetstream';
+import type { MsgHdrs } from '@nats-io/nats-core';
+
+/** What a handler sees of one JetStream delivery; settling it is the runner's job. */
+export interface DeliveredMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  /** The last value of each header, keys as published. */
+  readonly headers: ReadonlyMap<string, string>;
+  /** 1 on the first delivery. */
+  readonly deliveryCount: number;
+  readonly streamSeq: number;
+  /** Restarts the consumer's ack_wait; the runner also does this while the handler runs. */
+  working(): void;
+}
+
+export function toDeliveredMessage(msg: JsMsg, working: () => void): DeliveredMessage {
+  return {
+    subject: msg.subject,
+    data: msg.data,
+    headers: lastHeaderValues(msg),
+    deliveryCount: msg.info.deliveryCount,
+    streamSeq: msg.info.streamSequence,
+    working,
+  };
+}
+
+/** The last value of each header of a delivery, keys as published. */
+export function lastHeaderValues(msg: JsMsg): Map<string, string> {
+  // Typed through the client's `internal` entry point, which this tsconfig cannot resolve.
+  const headers = msg.headers as MsgHdrs | undefined;
+  const values = new Map<string, string>();
+  for (const [key, all] of headers ?? []) {
+    const last = all[all.length - 1];
+    if (last !== undefined) values.set(key, last);
+  }
+  return values;
+}

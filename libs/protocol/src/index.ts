@@ -1,0 +1,27 @@
+export * from './call-key';
+export * from './commands.schema';
+export * from './conversation.schema';
+export * from './dlq-headers';
+export {
+  PROTOCOL_VERSION,
+  callIdSchema,
+  commandIdSchema,
+  occurredAtSchema,
+  outputIdProblem,
+} from './envelope.schema';
+export * from './limits';
+export { decodeJson, encodeMessage } from './message.codec';
+export * from './message.parser';
+export * from './message-subject';
+export * from './option.schema';
+export * from './output-id';
+export * from './outputs.schema';
+export * from './parse-result';
+export * from './person.schema';
+export * from './platform';
+export * from './principal.schema';
+export * from './session-id';
+export * from './standard-options';
+export * from './streams';
+export * from './subject-prefix';
+export * from './subjects';

@@ -1,0 +1,9 @@
+/** Size limits of PROTOCOL.md §1, §3 and §4, in UTF-16 code units as JavaScript counts them. */
+export const LIMITS = {
+  text: 40_000,
+  displayText: 12_000,
+  callId: 256,
+  optionKey: 64,
+  optionLabel: 75,
+  commandId: 200,
+} as const;

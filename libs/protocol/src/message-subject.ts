@@ -1,0 +1,40 @@
+import type { Command } from './commands.schema';
+import type { CallOutput, Output } from './outputs.schema';
+import type { CommandKind, OutputEvent, Subjects } from './subjects';
+
+export function commandSubjectKind(command: Command): CommandKind {
+  switch (command.type) {
+    case 'UserMessage':
+      return 'message';
+    case 'ToolInteractionResponse':
+      return 'response';
+    case 'JoinSession':
+      return 'join';
+  }
+}
+
+export function callOutputEvent(output: CallOutput): OutputEvent {
+  switch (output.type) {
+    case 'ToolInteractionRequest':
+      return 'request';
+    case 'ToolInteractionUpdate':
+      return 'update';
+    case 'ToolInteractionResolved':
+      return 'resolved';
+    case 'ToolInteractionRejected':
+      return 'rejected';
+  }
+}
+
+export function commandSubject(subjects: Subjects, command: Command): string {
+  return subjects.command(command.sessionId, commandSubjectKind(command));
+}
+
+/** Where an output is published: its platform is the one of its conversation. */
+export function outputSubject(subjects: Subjects, output: Output): string {
+  const { platform } = output.conversation;
+  if (output.type === 'TextOutput') {
+    return subjects.textOutput(platform, output.sessionId);
+  }
+  return subjects.callOutput(platform, output.sessionId, output.callId, callOutputEvent(output));
+}

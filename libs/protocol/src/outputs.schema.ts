@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import {
+  callIdSchema,
+  checkOutputId,
+  journaledOutputEnvelopeFields,
+  unorderedOutputEnvelopeFields,
+} from './envelope.schema';
+import { LIMITS } from './limits';
+import { optionKeySchema, optionSchema } from './option.schema';
+import { personSchema } from './person.schema';
+import { principalSchema } from './principal.schema';
+
+/*
+ * Every schema is strict: an unknown field means a sender speaking another version of the
+ * contract, and a version is never guessed (PROTOCOL.md §3), so it is refused, not ignored.
+ */
+
+export const toolInteractionRequestSchema = z
+  .strictObject({
+    type: z.literal('ToolInteractionRequest'),
+    ...journaledOutputEnvelopeFields,
+    callId: callIdSchema,
+    batchId: z.string().min(1),
+    toolName: z.string().min(1),
+    displayText: z.string().max(LIMITS.displayText),
+    requester: personSchema,
+    principal: principalSchema,
+    // A prompt without buttons could never be answered, and a key offered twice would make
+    // the label of a `Resolved` ambiguous.
+    options: z
+      .array(optionSchema)
+      .min(1)
+      .refine(
+        (options) => new Set(options.map((option) => option.key)).size === options.length,
+        'must not offer a key twice',
+      ),
+  })
+  .superRefine(checkOutputId);
+
+export const UPDATE_STATUSES = ['RefreshedAfterRestart', 'Abandoned', 'Expired'] as const;
+
+export const toolInteractionUpdateSchema = z
+  .strictObject({
+    type: z.literal('ToolInteractionUpdate'),
+    ...journaledOutputEnvelopeFields,
+    callId: callIdSchema,
+    status: z.enum(UPDATE_STATUSES),
+    reason: z.string().optional(),
+    request: toolInteractionRequestSchema.optional(),
+  })
+  .superRefine(checkOutputId)
+  .superRefine((update, ctx) => {
+    const { request } = update;
+    if (request === undefined) {
+      if (update.status === 'RefreshedAfterRestart') {
+        // A binding with no record of the prompt re-posts it from this (PROTOCOL.md §4).
+        ctx.addIssue({
+          code: 'custom',
+          path: ['request'],
+          message: 'is required when status is RefreshedAfterRestart',
+        });
+      }
+      return;
+    }
+    const sameConversation = (['platform', 'workspaceId', 'channelId', 'threadId'] as const).every(
+      (field) => request.conversation[field] === update.conversation[field],
+    );
+    if (
+      request.sessionId !== update.sessionId ||
+      request.callId !== update.callId ||
+      !sameConversation
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['request'],
+        message: 'must be the request of this session and call',
+      });
+    }
+  });
+
+export const toolInteractionResolvedSchema = z
+  .strictObject({
+    type: z.literal('ToolInteractionResolved'),
+    ...journaledOutputEnvelopeFields,
+    callId: callIdSchema,
+    optionKey: optionKeySchema,
+    label: z.string().min(1).max(LIMITS.optionLabel),
+    resolvedBy: personSchema,
+  })
+  .superRefine(checkOutputId);
+
+export const REJECTION_REASONS = [
+  'wrong_requester',
+  'option_unavailable',
+  'prompt_expired',
+  'persist_failed',
+] as const;
+
+export const toolInteractionRejectedSchema = z
+  .strictObject({
+    type: z.literal('ToolInteractionRejected'),
+    ...unorderedOutputEnvelopeFields,
+    callId: callIdSchema,
+    sender: personSchema,
+    reason: z.enum(REJECTION_REASONS),
+    /** The notice shown privately to the sender. */
+    text: z.string().max(LIMITS.text),
+  })
+  .superRefine(checkOutputId);
+
+export const TEXT_ROLES = ['assistant', 'notice'] as const;
+
+export const textOutputSchema = z
+  .strictObject({
+    type: z.literal('TextOutput'),
+    ...unorderedOutputEnvelopeFields,
+    text: z.string().max(LIMITS.text),
+    role: z.enum(TEXT_ROLES),
+  })
+  .superRefine(checkOutputId);
+
+export const outputSchema = z.discriminatedUnion('type', [
+  toolInteractionRequestSchema,
+  toolInteractionUpdateSchema,
+  toolInteractionResolvedSchema,
+  toolInteractionRejectedSchema,
+  textOutputSchema,
+]);
+
+export type ToolInteractionRequest = z.infer<typeof toolInteractionRequestSchema>;
+export type ToolInteractionUpdate = z.infer<typeof toolInteractionUpdateSchema>;
+export type ToolInteractionUpdateStatus = ToolInteractionUpdate['status'];
+export type ToolInteractionResolved = z.infer<typeof toolInteractionResolvedSchema>;
+export type ToolInteractionRejected = z.infer<typeof toolInteractionRejectedSchema>;
+export type RejectionReason = ToolInteractionRejected['reason'];
+export type TextOutput = z.infer<typeof textOutputSchema>;
+export type TextRole = TextOutput['role'];
+export type Output = z.infer<typeof outputSchema>;
+export type OutputType = Output['type'];
+
+/** The outputs that concern one call, as opposed to a session's text. */
+export type CallOutput = Exclude<Output, TextOutput>;
+
+export const OUTPUT_TYPES = [
+  'ToolInteractionRequest',
+  'ToolInteractionUpdate',
+  'ToolInteractionResolved',
+  'ToolInteractionRejected',
+  'TextOutput',
+] as const satisfies readonly OutputType[];

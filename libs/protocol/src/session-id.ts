@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import type { Conversation } from './conversation.schema';
+import { PLATFORMS, type Platform } from './platform';
+
+const SESSION_ID_PATTERN = new RegExp(`^(${PLATFORMS.join('|')})-[0-9a-f]{32}$`);
+
+/**
+ * Deterministic, so every replica and every test derives the same id for a conversation
+ * without asking anyone (PROTOCOL.md §1).
+ */
+export function deriveSessionId(conversation: Conversation): string {
+  const { platform, workspaceId, channelId, threadId } = conversation;
+  const digest = createHash('sha256')
+    .update(`${workspaceId}/${channelId}/${threadId}`, 'utf8')
+    .digest('hex');
+  return `${platform}-${digest.slice(0, 32)}`;
+}
+
+/** Whether `value` has the shape of a derived session id; it is then a safe subject token. */
+export function isSessionId(value: string): boolean {
+  return SESSION_ID_PATTERN.test(value);
+}
+
+/** The platform a session id was derived for, or undefined when it is not a session id. */
+export function platformOfSessionId(value: string): Platform | undefined {
+  const match = SESSION_ID_PATTERN.exec(value);
+  return match === null ? undefined : PLATFORMS.find((platform) => platform === match[1]);
+}

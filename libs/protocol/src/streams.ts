@@ -1,0 +1,136 @@
+import type { Platform } from './platform';
+import { streamNamePart } from './subject-prefix';
+import { Subjects } from './subjects';
+
+/**
+ * JetStream settings as plain data, so this library stays free of NATS types; the messaging
+ * library maps them onto the client. Every service compares these with the running stream and
+ * only logs a difference (PROTOCOL.md §2), so they must be the same in every service.
+ */
+export interface StreamDefinition {
+  readonly name: string;
+  readonly subjects: string[];
+  readonly retention: 'workqueue' | 'limits';
+  /** 0 = unlimited. */
+  readonly maxAgeMs: number;
+  readonly duplicateWindowMs: number;
+  readonly storage: 'file';
+}
+
+/** Every Tollgate consumer is also pull, explicit ack and without `backoff` (PROTOCOL.md §2). */
+export interface ConsumerDefinition {
+  readonly stream: string;
+  readonly durable: string;
+  readonly filterSubject: string;
+  readonly ackWaitMs: number;
+  readonly maxDeliver: number;
+  readonly deliverPolicy: 'all';
+}
+
+export interface StreamDefinitions {
+  readonly commands: StreamDefinition;
+  readonly outputs: StreamDefinition;
+  readonly deadLetters: StreamDefinition;
+}
+
+const DAY_MS = 86_400_000;
+
+export const DEFAULT_OUT_MAX_AGE_DAYS = 14;
+export const DLQ_MAX_AGE_DAYS = 30;
+export const DUPLICATE_WINDOW_MS = 120_000;
+export const DEFAULT_ACK_WAIT_MS = 30_000;
+export const MAX_DELIVER = 1000;
+export const SESSION_SERVICE_DURABLE = 'session-service';
+
+export function streamDefinitions(
+  prefix: string,
+  { outMaxAgeDays = DEFAULT_OUT_MAX_AGE_DAYS }: { outMaxAgeDays?: number } = {},
+): StreamDefinitions {
+  if (!Number.isFinite(outMaxAgeDays) || outMaxAgeDays <= 0) {
+    // 0 would mean "keep outputs forever" to JetStream, which nobody asks for by accident.
+    throw new RangeError(`outMaxAgeDays must be a positive number, got ${outMaxAgeDays}`);
+  }
+  const names = streamNames(prefix);
+  const subjects = new Subjects(prefix);
+  const common = { duplicateWindowMs: DUPLICATE_WINDOW_MS, storage: 'file' } as const;
+  return {
+    commands: {
+      ...common,
+      name: names.commands,
+      subjects: [subjects.commandFilter()],
+      retention: 'workqueue',
+      maxAgeMs: 0,
+    },
+    outputs: {
+      ...common,
+      name: names.outputs,
+      subjects: [subjects.outputsAll()],
+      retention: 'limits',
+      maxAgeMs: Math.round(outMaxAgeDays * DAY_MS),
+    },
+    deadLetters: {
+      ...common,
+      name: names.deadLetters,
+      subjects: [subjects.dlqAll()],
+      retention: 'limits',
+      maxAgeMs: DLQ_MAX_AGE_DAYS * DAY_MS,
+    },
+  };
+}
+
+export function streamNames(prefix: string): {
+  commands: string;
+  outputs: string;
+  deadLetters: string;
+} {
+  const part = streamNamePart(prefix);
+  return { commands: `${part}_CMD`, outputs: `${part}_OUT`, deadLetters: `${part}_DLQ` };
+}
+
+/**
+ * The only consumer of the work-queue command stream: a work queue admits one consumer per
+ * subject, so anyone else watching commands uses a core subscription.
+ */
+export function sessionServiceConsumer(
+  prefix: string,
+  ackWaitMs = DEFAULT_ACK_WAIT_MS,
+): ConsumerDefinition {
+  return {
+    stream: streamNames(prefix).commands,
+    durable: SESSION_SERVICE_DURABLE,
+    filterSubject: new Subjects(prefix).commandFilter(),
+    ackWaitMs: checkedAckWait(ackWaitMs),
+    maxDeliver: MAX_DELIVER,
+    deliverPolicy: 'all',
+  };
+}
+
+/**
+ * Shared by every replica of one platform's binding. Deliver policy `all`, so outputs published
+ * before the binding's first start are not missed.
+ */
+export function bindingConsumer(
+  prefix: string,
+  platform: Platform,
+  ackWaitMs = DEFAULT_ACK_WAIT_MS,
+): ConsumerDefinition {
+  return {
+    stream: streamNames(prefix).outputs,
+    durable: bindingDurable(platform),
+    filterSubject: new Subjects(prefix).outputFilter(platform),
+    ackWaitMs: checkedAckWait(ackWaitMs),
+    maxDeliver: MAX_DELIVER,
+    deliverPolicy: 'all',
+  };
+}
+
+export function bindingDurable(platform: Platform): string {
+  return `${platform}-binding`;
+}
+
+function checkedAckWait(ackWaitMs: number): number {
+  if (!Number.isSafeInteger(ackWaitMs) || ackWaitMs <= 0) {
+    throw new RangeError(`ackWaitMs must be a positive integer, got ${ackWaitMs}`);
+  }
+  return ackWaitMs;
+}

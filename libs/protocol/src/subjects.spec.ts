@@ -1,0 +1,124 @@
+import { InvalidSubjectPrefixError } from './subject-prefix';
+import { InvalidSubjectTokenError, Subjects } from './subjects';
+
+const sessionId = 'slack-6887d0a5fc9b0bbb9ed2d76247aca200';
+const discordSession = 'discord-0123456789abcdef0123456789abcdef';
+const subjects = new Subjects('tollgate');
+
+describe('Subjects builders', () => {
+  it('builds the command subjects and filter', () => {
+    expect(subjects.command(sessionId, 'message')).toBe(`tollgate.cmd.${sessionId}.message`);
+    expect(subjects.command(sessionId, 'response')).toBe(`tollgate.cmd.${sessionId}.response`);
+    expect(subjects.command(sessionId, 'join')).toBe(`tollgate.cmd.${sessionId}.join`);
+    expect(subjects.commandFilter()).toBe('tollgate.cmd.>');
+  });
+
+  it('builds the output subjects and filters', () => {
+    expect(subjects.callOutput('slack', sessionId, 'call_3_1', 'request')).toBe(
+      `tollgate.out.slack.${sessionId}.call.call_3_1.request`,
+    );
+    expect(subjects.textOutput('slack', sessionId)).toBe(`tollgate.out.slack.${sessionId}.text`);
+    expect(subjects.outputFilter('mattermost')).toBe('tollgate.out.mattermost.>');
+    expect(subjects.outputsAll()).toBe('tollgate.out.>');
+  });
+
+  it('puts the call key, not the call id, in the subject', () => {
+    expect(subjects.callOutput('discord', discordSession, 'tool.call 1', 'resolved')).toBe(
+      `tollgate.out.discord.${discordSession}.call.h-c92818eaa0ba3458625eda025b5990764da75193.resolved`,
+    );
+  });
+
+  it('builds dead-letter subjects', () => {
+    expect(subjects.dlq('slack-binding')).toBe('tollgate.dlq.slack-binding');
+    expect(subjects.dlqAll()).toBe('tollgate.dlq.>');
+  });
+
+  it('uses its own prefix', () => {
+    expect(new Subjects('test_ab12').commandFilter()).toBe('test_ab12.cmd.>');
+  });
+
+  it('refuses an invalid prefix', () => {
+    expect(() => new Subjects('Tollgate')).toThrow(InvalidSubjectPrefixError);
+  });
+
+  it.each([
+    ['a dotted session id', () => subjects.command('slack-a.b', 'message')],
+    ['a wildcard session id', () => subjects.textOutput('slack', '*')],
+    ['a session of another platform', () => subjects.textOutput('discord', sessionId)],
+    ['a dotted service', () => subjects.dlq('slack.binding')],
+    ['an empty service', () => subjects.dlq('')],
+  ])('throws on %s', (_case, build) => {
+    expect(build).toThrow(InvalidSubjectTokenError);
+  });
+});
+
+describe('Subjects.parseCommandSubject', () => {
+  it('reads the session and kind', () => {
+    expect(subjects.parseCommandSubject(`tollgate.cmd.${sessionId}.response`)).toEqual({
+      ok: true,
+      value: { platform: 'slack', sessionId, kind: 'response' },
+    });
+  });
+
+  it.each([
+    ['another prefix', `other.cmd.${sessionId}.message`],
+    ['an output subject', `tollgate.out.slack.${sessionId}.text`],
+    ['an unknown kind', `tollgate.cmd.${sessionId}.shout`],
+    ['no kind', `tollgate.cmd.${sessionId}`],
+    ['an extra token', `tollgate.cmd.${sessionId}.message.x`],
+    ['a session id that was not derived', 'tollgate.cmd.slack-123.message'],
+  ])('refuses %s', (_case, subject) => {
+    expect(subjects.parseCommandSubject(subject)).toMatchObject({
+      ok: false,
+      reason: 'invalid_subject',
+    });
+  });
+});
+
+describe('Subjects.parseOutputSubject', () => {
+  it('reads a call output as its call key', () => {
+    const subject = subjects.callOutput('slack', sessionId, 'tool.call 1', 'update');
+
+    expect(subjects.parseOutputSubject(subject)).toEqual({
+      ok: true,
+      value: {
+        kind: 'call',
+        platform: 'slack',
+        sessionId,
+        callKey: 'h-c92818eaa0ba3458625eda025b5990764da75193',
+        event: 'update',
+      },
+    });
+  });
+
+  it('reads a text output', () => {
+    expect(subjects.parseOutputSubject(`tollgate.out.slack.${sessionId}.text`)).toEqual({
+      ok: true,
+      value: { kind: 'text', platform: 'slack', sessionId },
+    });
+  });
+
+  it.each([
+    ['another prefix', `other.out.slack.${sessionId}.text`],
+    ['an unknown platform', `tollgate.out.teams.${sessionId}.text`],
+    ['a session of another platform', `tollgate.out.discord.${sessionId}.text`],
+    ['an unknown event', `tollgate.out.slack.${sessionId}.call.c1.deleted`],
+    ['a missing call key', `tollgate.out.slack.${sessionId}.call.request`],
+    ['a word other than call', `tollgate.out.slack.${sessionId}.cell.c1.request`],
+    ['a word other than text', `tollgate.out.slack.${sessionId}.txt`],
+    ['a wildcard call key', `tollgate.out.slack.${sessionId}.call.*.request`],
+    ['a command subject', `tollgate.cmd.${sessionId}.message`],
+  ])('refuses %s', (_case, subject) => {
+    expect(subjects.parseOutputSubject(subject)).toMatchObject({
+      ok: false,
+      reason: 'invalid_subject',
+    });
+  });
+
+  it('keeps the detail bounded for a huge subject', () => {
+    const result = subjects.parseOutputSubject(`tollgate.out.${'x'.repeat(10_000)}`);
+
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.detail.length).toBeLessThanOrEqual(300);
+  });
+});

@@ -1,0 +1,159 @@
+import { callKeyOf } from './call-key';
+import { accepted, quoteValue, refused, type ParseResult } from './parse-result';
+import { isPlatform, type Platform } from './platform';
+import { platformOfSessionId } from './session-id';
+import { assertSubjectPrefix } from './subject-prefix';
+
+export const COMMAND_KINDS = ['message', 'response', 'join'] as const;
+export type CommandKind = (typeof COMMAND_KINDS)[number];
+
+export const OUTPUT_EVENTS = ['request', 'update', 'resolved', 'rejected'] as const;
+export type OutputEvent = (typeof OUTPUT_EVENTS)[number];
+
+export interface CommandSubject {
+  readonly platform: Platform;
+  readonly sessionId: string;
+  readonly kind: CommandKind;
+}
+
+/** No call id here on purpose: a subject carries only the call key (PROTOCOL.md §1). */
+export type OutputSubject =
+  | {
+      readonly kind: 'call';
+      readonly platform: Platform;
+      readonly sessionId: string;
+      readonly callKey: string;
+      readonly event: OutputEvent;
+    }
+  | { readonly kind: 'text'; readonly platform: Platform; readonly sessionId: string };
+
+export class InvalidSubjectTokenError extends Error {
+  override readonly name = 'InvalidSubjectTokenError';
+}
+
+// What NATS forbids inside a token; an empty token is forbidden too.
+const UNSAFE_TOKEN = /[\s.*>]/;
+const CALL_KEY_TOKEN = /^(?:[A-Za-z0-9_-]{1,128}|h-[0-9a-f]{40})$/;
+
+/**
+ * Subject builders and parsers of PROTOCOL.md §2 for one prefix. Builders throw on a token that
+ * would change the subject's shape (a programming error: a dotted session id would publish to
+ * a different subject); parsers never throw.
+ */
+export class Subjects {
+  constructor(readonly prefix: string) {
+    assertSubjectPrefix(prefix);
+  }
+
+  command(sessionId: string, kind: CommandKind): string {
+    return `${this.prefix}.cmd.${sessionToken(sessionId)}.${kind}`;
+  }
+
+  /** Everything the session-service consumes. */
+  commandFilter(): string {
+    return `${this.prefix}.cmd.>`;
+  }
+
+  callOutput(platform: Platform, sessionId: string, callId: string, event: OutputEvent): string {
+    return `${this.outputBase(platform, sessionId)}.call.${callKeyOf(callId)}.${event}`;
+  }
+
+  textOutput(platform: Platform, sessionId: string): string {
+    return `${this.outputBase(platform, sessionId)}.text`;
+  }
+
+  /** Everything one platform's binding consumes. */
+  outputFilter(platform: Platform): string {
+    return `${this.prefix}.out.${platform}.>`;
+  }
+
+  outputsAll(): string {
+    return `${this.prefix}.out.>`;
+  }
+
+  dlq(service: string): string {
+    if (service === '' || UNSAFE_TOKEN.test(service)) {
+      throw new InvalidSubjectTokenError(`service ${quoteValue(service)} is not a subject token`);
+    }
+    return `${this.prefix}.dlq.${service}`;
+  }
+
+  dlqAll(): string {
+    return `${this.prefix}.dlq.>`;
+  }
+
+  parseCommandSubject(subject: string): ParseResult<CommandSubject> {
+    const tokens = this.tokensAfter(subject, 'cmd');
+    if (tokens === undefined || tokens.length !== 2) {
+      return invalid(subject, `${this.prefix}.cmd.<sessionId>.<kind>`);
+    }
+    const [sessionId, kind] = tokens as [string, string];
+    const platform = platformOfSessionId(sessionId);
+    if (platform === undefined) {
+      return refused('invalid_subject', `subject ${quoteSubject(subject)}: not a session id`);
+    }
+    const commandKind = COMMAND_KINDS.find((known) => known === kind);
+    if (commandKind === undefined) {
+      return refused('invalid_subject', `subject ${quoteSubject(subject)}: unknown command kind`);
+    }
+    return accepted({ platform, sessionId, kind: commandKind });
+  }
+
+  parseOutputSubject(subject: string): ParseResult<OutputSubject> {
+    const tokens = this.tokensAfter(subject, 'out');
+    const shape = `${this.prefix}.out.<platform>.<sessionId>.(call.<callKey>.<event>|text)`;
+    if (tokens === undefined || (tokens.length !== 3 && tokens.length !== 5)) {
+      return invalid(subject, shape);
+    }
+    const [platform, sessionId] = tokens as [string, string];
+    if (!isPlatform(platform)) {
+      return refused('invalid_subject', `subject ${quoteSubject(subject)}: unknown platform`);
+    }
+    if (platformOfSessionId(sessionId) !== platform) {
+      return refused(
+        'invalid_subject',
+        `subject ${quoteSubject(subject)}: not a session id of platform ${platform}`,
+      );
+    }
+    if (tokens.length === 3) {
+      return tokens[2] === 'text'
+        ? accepted({ kind: 'text', platform, sessionId })
+        : invalid(subject, shape);
+    }
+    const [, , call, callKey, event] = tokens as [string, string, string, string, string];
+    const outputEvent = OUTPUT_EVENTS.find((known) => known === event);
+    if (call !== 'call' || !CALL_KEY_TOKEN.test(callKey) || outputEvent === undefined) {
+      return invalid(subject, shape);
+    }
+    return accepted({ kind: 'call', platform, sessionId, callKey, event: outputEvent });
+  }
+
+  private outputBase(platform: Platform, sessionId: string): string {
+    if (platformOfSessionId(sessionId) !== platform) {
+      throw new InvalidSubjectTokenError(
+        `session id ${quoteValue(sessionId)} was not derived for platform ${platform}`,
+      );
+    }
+    return `${this.prefix}.out.${platform}.${sessionId}`;
+  }
+
+  private tokensAfter(subject: string, family: string): string[] | undefined {
+    const head = `${this.prefix}.${family}.`;
+    return subject.startsWith(head) ? subject.slice(head.length).split('.') : undefined;
+  }
+}
+
+function sessionToken(sessionId: string): string {
+  if (platformOfSessionId(sessionId) === undefined) {
+    throw new InvalidSubjectTokenError(`${quoteValue(sessionId)} is not a session id`);
+  }
+  return sessionId;
+}
+
+function invalid(subject: string, shape: string): ParseResult<never> {
+  return refused('invalid_subject', `subject ${quoteSubject(subject)} does not match ${shape}`);
+}
+
+function quoteSubject(subject: string): string {
+  return quoteValue(subject, 160);
+}

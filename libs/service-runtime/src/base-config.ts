@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { ConfigError } from './config-error';
+
+/** The four services; each one's defaults (port, schema) derive from its name. */
+export const SERVICE_NAMES = [
+  'session-service',
+  'slack-binding',
+  'discord-binding',
+  'mattermost-binding',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+const DEFAULT_PORTS: Record<ServiceName, number> = {
+  'session-service': 3000,
+  'slack-binding': 3001,
+  'discord-binding': 3002,
+  'mattermost-binding': 3003,
+};
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const databaseUrl = z
+  .string({ error: 'is required' })
+  .min(1, 'is required')
+  .refine((raw) => {
+    try {
+      const url = new URL(raw);
+      return (
+        (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== ''
+      );
+    } catch {
+      return false;
+    }
+  }, 'must be a postgres:// or postgresql:// URL with a host');
+
+const natsUrl = z
+  .string()
+  .refine(
+    (raw) => raw.split(',').every((part) => /^(nats|tls|ws|wss):\/\/[^\s/]+/.test(part.trim())),
+    'must be one or more nats:// URLs separated by commas',
+  );
+
+function baseShape(service: ServiceName) {
+  return {
+    PORT: integer(0, 65535).default(DEFAULT_PORTS[service]),
+    NATS_URL: natsUrl.default('nats://127.0.0.1:4222'),
+    DATABASE_URL: databaseUrl,
+    DATABASE_SCHEMA: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+      .default(service.replace(/-/g, '_')),
+    TOLLGATE_SUBJECT_PREFIX: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be one token matching ^[a-z][a-z0-9_-]{0,31}$')
+      .default('tollgate'),
+    LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    TOLLGATE_ACK_WAIT_MS: integer(1_000, 3_600_000).default(30_000),
+    TOLLGATE_DRAIN_MS: integer(0, 600_000).default(10_000),
+    TOLLGATE_RETRY_BASE_MS: integer(1, 3_600_000).default(1_000),
+    TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
+  };
+}
+
+type BaseShape = ReturnType<typeof baseShape>;
+export type BaseConfig = z.output<z.ZodObject<BaseShape>> & { service: ServiceName };
+
+/**
+ * Validates the environment once, at start, into a typed object. Empty strings count as
+ * unset, so `FOO=` in a compose file falls back to the default instead of failing oddly.
+ * Every problem is reported together, each naming its variable; values are never echoed,
+ * since some of them are secrets.
+ */
+export function loadConfig<S extends z.ZodRawShape>(
+  service: ServiceName,
+  env: NodeJS.ProcessEnv,
+  ownShape: S,
+): BaseConfig & z.output<z.ZodObject<S>> {
+  const schema = z.object({ ...baseShape(service), ...ownShape });
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const result = schema.safeParse(present);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => ({
+        variable: issue.path.map(String).join('.') || '(environment)',
+        problem:
+          issue.code === 'invalid_type' && issue.input === undefined
+            ? 'is required'
+            : issue.message,
+      })),
+    );
+  }
+  return { ...(result.data as BaseConfig & z.output<z.ZodObject<S>>), service };
+}

@@ -1,0 +1,76 @@
+import 'reflect-metadata';
+import type { DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { Logger } from 'pino';
+import type { BaseConfig, ServiceName } from './base-config';
+import { ConfigError } from './config-error';
+import { createLogger, PinoNestLogger } from './logger';
+
+export interface ServiceDefinition<C extends BaseConfig> {
+  service: ServiceName;
+  loadConfig(env: NodeJS.ProcessEnv): C;
+  rootModule(config: C, logger: Logger): DynamicModule;
+}
+
+/** Grace beyond the drain deadline for closing connections before the process is forced out. */
+const CLOSE_GRACE_MS = 3_000;
+
+/**
+ * Starts a service: validated config (exit 1 naming the variable), JSON logs, HTTP first so
+ * health answers while dependencies connect in the background, and a SIGTERM/SIGINT path
+ * that drains within TOLLGATE_DRAIN_MS and exits 0.
+ */
+export async function bootstrapService<C extends BaseConfig>(
+  definition: ServiceDefinition<C>,
+): Promise<void> {
+  let config: C;
+  try {
+    config = definition.loadConfig(process.env);
+  } catch (error) {
+    const message = error instanceof ConfigError ? error.message : String(error);
+    process.stderr.write(`${definition.service}: ${message}\n`);
+    process.exit(1);
+  }
+
+  const logger = createLogger(definition.service, config.LOG_LEVEL);
+  process.on('uncaughtException', (error) => {
+    logger.fatal({ err: error }, 'uncaught exception');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (reason) => {
+    logger.fatal({ err: reason }, 'unhandled promise rejection');
+    process.exit(1);
+  });
+
+  const app = await NestFactory.create(definition.rootModule(config, logger), {
+    logger: new PinoNestLogger(logger),
+    rawBody: true,
+  });
+  await app.listen(config.PORT);
+  logger.info({ port: config.PORT }, 'listening');
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, drainMs: config.TOLLGATE_DRAIN_MS }, 'shutting down');
+    const forced = setTimeout(() => {
+      logger.error('shutdown overran its deadline; exiting');
+      process.exit(1);
+    }, config.TOLLGATE_DRAIN_MS + CLOSE_GRACE_MS);
+    forced.unref();
+    app.close().then(
+      () => {
+        logger.info('stopped');
+        logger.flush();
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}

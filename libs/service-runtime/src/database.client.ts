@@ -1,0 +1,82 @@
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import {
+  createDataSource,
+  type MigrationClass,
+  ping,
+  prepareSchemaAndMigrate,
+} from '@tollgate/persistence';
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import type { BaseConfig } from './base-config';
+import { ReadinessService } from './readiness.service';
+import { retryUntilStopped } from './startup-retry';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from './tokens';
+
+export const DATABASE_MIGRATIONS = Symbol('DATABASE_MIGRATIONS');
+
+/**
+ * The service's TypeORM data source in its own schema. Connects and migrates in the
+ * background; readiness holds until the migrations are applied and the server answers.
+ */
+@Injectable()
+export class DatabaseClient implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly dataSource: DataSource;
+  private migrated = false;
+  private stopped = false;
+  private readonly ready: Promise<DataSource>;
+  private resolveReady!: (value: DataSource) => void;
+  private readonly logger: Logger;
+
+  constructor(
+    @Inject(SERVICE_CONFIG) config: BaseConfig,
+    @Inject(SERVICE_LOGGER) logger: Logger,
+    @Inject(DATABASE_MIGRATIONS) migrations: readonly MigrationClass[],
+    readiness: ReadinessService,
+  ) {
+    this.logger = logger.child({ component: 'database' });
+    this.dataSource = createDataSource({
+      url: config.DATABASE_URL,
+      schema: config.DATABASE_SCHEMA,
+      migrations,
+      applicationName: config.service,
+      logger: this.logger,
+    });
+    this.ready = new Promise((resolve) => (this.resolveReady = resolve));
+    readiness.register({
+      name: 'database',
+      check: async () => this.migrated && (await ping(this.dataSource)).ok,
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    void this.start();
+  }
+
+  whenReady(): Promise<DataSource> {
+    return this.ready;
+  }
+
+  private async start(): Promise<void> {
+    const done = await retryUntilStopped(
+      'connecting to PostgreSQL and migrating',
+      async () => {
+        if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+        return prepareSchemaAndMigrate(this.dataSource, this.logger);
+      },
+      { logger: this.logger, stopped: () => this.stopped },
+    );
+    if (!done) return;
+    this.migrated = true;
+    this.resolveReady(this.dataSource);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}

@@ -1,0 +1,26 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { BaseConfig } from './base-config';
+import { HealthController } from './health.controller';
+import { MetricsService } from './metrics.service';
+import { ReadinessService } from './readiness.service';
+import { SERVICE_CONFIG, SERVICE_LOGGER } from './tokens';
+
+/** Config, logger, readiness, metrics and the health endpoints, shared by every service. */
+@Module({})
+export class ServiceRuntimeModule {
+  static forRoot(config: BaseConfig, logger: Logger): DynamicModule {
+    return {
+      module: ServiceRuntimeModule,
+      global: true,
+      controllers: [HealthController],
+      providers: [
+        ReadinessService,
+        MetricsService,
+        { provide: SERVICE_CONFIG, useValue: config },
+        { provide: SERVICE_LOGGER, useValue: logger },
+      ],
+      exports: [ReadinessService, MetricsService, SERVICE_CONFIG, SERVICE_LOGGER],
+    };
+  }
+}

@@ -1,0 +1,274 @@
+import {
+  APP_SERVICES,
+  COMMON_VARIABLES,
+  DEFAULT_DRAIN_MS,
+  INFRA_SERVICES,
+  SECRET_NAME,
+  defaultSchema,
+  type AppService,
+} from './deployment.expectations';
+
+// Each check returns every problem it finds, as text naming the service and the setting,
+// so one failing run shows the whole drift.
+
+/** The parts of the Compose file format these checks read. */
+export interface ComposeService {
+  image?: string;
+  command?: string | string[];
+  build?: string | { context?: string; dockerfile?: string; args?: Record<string, string> };
+  environment?: Record<string, string | null> | string[];
+  ports?: Array<string | { published?: string | number; target?: string | number }>;
+  volumes?: Array<string | { source?: string; target?: string }>;
+  depends_on?: string[] | Record<string, { condition?: string }>;
+  healthcheck?: { test?: string | string[] };
+  stop_grace_period?: string;
+}
+
+export interface ComposeFile {
+  services?: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+const INTERPOLATION = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-?+][^}]*)?\}/g;
+
+/** Compose accepts `environment` as a map or as `KEY=value` lines. */
+export function environmentOf(service: ComposeService): Record<string, string | null> {
+  const env = service.environment ?? {};
+  if (!Array.isArray(env)) return env;
+  return Object.fromEntries(
+    env.map((line) => {
+      const at = line.indexOf('=');
+      return at < 0 ? [line, null] : [line.slice(0, at), line.slice(at + 1)];
+    }),
+  );
+}
+
+function publishedPorts(service: ComposeService): Array<{ published: string; target: string }> {
+  return (service.ports ?? []).map((port) => {
+    if (typeof port !== 'string') {
+      return { published: String(port.published), target: String(port.target) };
+    }
+    const parts = port.split(':');
+    return { published: parts.at(-2) ?? '', target: parts.at(-1) ?? '' };
+  });
+}
+
+/** The URL's host once interpolations are replaced by a harmless word. */
+function hostOf(value: string | null | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    return new URL(value.replace(INTERPOLATION, 'x')).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+function durationMs(value: unknown): number {
+  if (typeof value !== 'string') return 0;
+  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+    total += Number(amount) * (units[unit] ?? 0);
+  }
+  return total;
+}
+
+function checkApp(
+  name: AppService,
+  service: ComposeService | undefined,
+  doc: ComposeFile,
+): string[] {
+  if (!service) return [`${name}: service missing`];
+  const problems: string[] = [];
+  const { port, own } = APP_SERVICES[name];
+  const build = typeof service.build === 'string' ? { context: service.build } : service.build;
+  if (!build) problems.push(`${name}: not built from the Dockerfile`);
+  else {
+    if (build.context !== '.') problems.push(`${name}: build context is not the repository root`);
+    if ((build.dockerfile ?? 'Dockerfile') !== 'Dockerfile') {
+      problems.push(`${name}: builds from ${build.dockerfile}, not the shared Dockerfile`);
+    }
+    if (build.args?.SERVICE !== name) problems.push(`${name}: build arg SERVICE is not ${name}`);
+  }
+
+  const env = environmentOf(service);
+  for (const variable of [...COMMON_VARIABLES, ...own]) {
+    if (!(variable in env)) problems.push(`${name}: ${variable} missing from environment`);
+  }
+  if (env.PORT !== String(port)) problems.push(`${name}: PORT is ${env.PORT}, expected ${port}`);
+  if (!publishedPorts(service).some((p) => p.published === `${port}` && p.target === `${port}`)) {
+    problems.push(`${name}: port ${port} is not published as ${port}:${port}`);
+  }
+  if (env.DATABASE_SCHEMA !== defaultSchema(name)) {
+    problems.push(`${name}: DATABASE_SCHEMA is ${env.DATABASE_SCHEMA}`);
+  }
+  const databaseUrl = env.DATABASE_URL ?? '';
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl) || hostOf(databaseUrl) !== 'postgres') {
+    problems.push(`${name}: DATABASE_URL does not point at the postgres service`);
+  }
+  if (!(env.NATS_URL ?? '').startsWith('nats://') || hostOf(env.NATS_URL) !== 'nats') {
+    problems.push(`${name}: NATS_URL does not point at the nats service`);
+  }
+
+  for (const dependency of INFRA_SERVICES) {
+    const dependsOn = Array.isArray(service.depends_on) ? {} : (service.depends_on ?? {});
+    const condition = dependsOn[dependency]?.condition;
+    if (condition !== 'service_healthy') {
+      problems.push(`${name}: does not wait for ${dependency} to be healthy`);
+    }
+    if (!doc.services?.[dependency]?.healthcheck) {
+      problems.push(`${dependency}: has no healthcheck for ${name} to wait on`);
+    }
+  }
+  const probe = JSON.stringify(service.healthcheck?.test ?? '');
+  if (!probe.includes('/health/ready')) problems.push(`${name}: healthcheck is not /health/ready`);
+  if (durationMs(service.stop_grace_period) <= DEFAULT_DRAIN_MS) {
+    problems.push(`${name}: stop_grace_period is not longer than the ${DEFAULT_DRAIN_MS} ms drain`);
+  }
+  return problems;
+}
+
+function checkSecrets(doc: ComposeFile): string[] {
+  const problems: string[] = [];
+  for (const [name, service] of Object.entries(doc.services ?? {})) {
+    for (const [variable, value] of Object.entries(environmentOf(service))) {
+      if (!SECRET_NAME.test(variable)) continue;
+      const interpolation = /^\$\{([A-Z0-9_]+)(:?-([^}]*))?\}$/.exec(value ?? '');
+      if (!interpolation) {
+        problems.push(`${name}: ${variable} holds a literal value instead of \${${variable}}`);
+      } else if (interpolation[1] !== variable) {
+        problems.push(`${name}: ${variable} is read from \${${interpolation[1]}}`);
+      } else if (interpolation[3] && !variable.startsWith('POSTGRES_')) {
+        // Only the local database's password may have a (throw-away) default.
+        problems.push(`${name}: ${variable} has a default value`);
+      }
+    }
+  }
+  return problems;
+}
+
+function checkNats(nats: ComposeService | undefined, doc: ComposeFile): string[] {
+  if (!nats) return ['nats: service missing'];
+  const problems: string[] = [];
+  const command: string[] =
+    typeof nats.command === 'string' ? nats.command.split(/\s+/) : (nats.command ?? []);
+  if (!command.includes('-js') && !command.includes('--jetstream')) {
+    problems.push('nats: JetStream is not enabled (-js)');
+  }
+  const storeFlag = command.findIndex((arg) => arg === '-sd' || arg === '--store_dir');
+  const store = storeFlag >= 0 ? command[storeFlag + 1] : undefined;
+  if (!store) problems.push('nats: no JetStream store directory (-sd)');
+  const volume = (nats.volumes ?? [])
+    .map((v) => (typeof v === 'string' ? v.split(':') : [v.source ?? '', v.target ?? '']))
+    .find(([, target]) => target === store);
+  if (!volume) problems.push(`nats: the store directory ${store} is not on a volume`);
+  else if (!(volume[0] in (doc.volumes ?? {}))) {
+    problems.push(`nats: volume ${volume[0]} is not a named volume`);
+  }
+  if (!publishedPorts(nats).some((p) => p.target === '4222')) {
+    problems.push('nats: client port 4222 is not published');
+  }
+  return problems;
+}
+
+function checkPostgres(postgres: ComposeService | undefined): string[] {
+  if (!postgres) return ['postgres: service missing'];
+  const problems: string[] = [];
+  if (!/^postgres:15(\b|$)/.test(String(postgres.image))) {
+    problems.push(`postgres: image ${postgres.image} is not PostgreSQL 15`);
+  }
+  const volumes: unknown[] = postgres.volumes ?? [];
+  if (!volumes.some((v) => JSON.stringify(v).includes('/var/lib/postgresql/data'))) {
+    problems.push('postgres: data directory is not on a volume');
+  }
+  return problems;
+}
+
+export function composeProblems(doc: ComposeFile): string[] {
+  return [
+    ...(Object.keys(APP_SERVICES) as AppService[]).flatMap((name) =>
+      checkApp(name, doc.services?.[name], doc),
+    ),
+    ...checkSecrets(doc),
+    ...checkNats(doc.services?.nats, doc),
+    ...checkPostgres(doc.services?.postgres),
+  ];
+}
+
+/** Every variable the compose file interpolates must be documented in .env.example. */
+export function envExampleProblems(composeText: string, envExample: string): string[] {
+  const documented = new Set(
+    envExample
+      .split('\n')
+      .map((line) => /^([A-Z0-9_]+)=/.exec(line.trim())?.[1])
+      .filter((name): name is string => name !== undefined),
+  );
+  // Full-line comments may mention ${VAR} in prose; only settings count.
+  const settings = composeText
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('#'))
+    .join('\n');
+  const used = new Set([...settings.matchAll(INTERPOLATION)].map((match) => match[1]));
+  return [...used]
+    .filter((name) => !documented.has(name))
+    .map((name) => `.env.example: ${name} is not listed`);
+}
+
+interface Stage {
+  from: string;
+  name: string;
+  lines: string[];
+}
+
+function stagesOf(dockerfile: string): Stage[] {
+  const stages: Stage[] = [];
+  const joined = dockerfile.replace(/\\\n/g, ' ');
+  for (const raw of joined.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const from = /^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/i.exec(line);
+    if (from) stages.push({ from: from[1], name: (from[2] ?? '').toLowerCase(), lines: [] });
+    else stages.at(-1)?.lines.push(line);
+  }
+  return stages;
+}
+
+export function dockerfileProblems(dockerfile: string): string[] {
+  const problems: string[] = [];
+  const stages = stagesOf(dockerfile);
+  const build = stages.find((stage) => stage.name === 'build');
+  const runtime = stages.find((stage) => stage.name === 'runtime');
+  if (!build) return ['Dockerfile: no build stage (FROM … AS build)'];
+  if (!runtime) return ['Dockerfile: no runtime stage (FROM … AS runtime)'];
+  if (stages.at(-1) !== runtime) problems.push('Dockerfile: runtime is not the final stage');
+  for (const stage of [build, runtime]) {
+    if (!stage.from.startsWith('node:20-bookworm-slim')) {
+      problems.push(`Dockerfile: ${stage.name} stage is ${stage.from}, not node:20-bookworm-slim`);
+    }
+  }
+  const buildText = build.lines.join('\n');
+  for (const step of ['npm ci', 'npm run build', 'npm prune --omit=dev']) {
+    if (!buildText.includes(step)) problems.push(`Dockerfile: build stage does not run ${step}`);
+  }
+  const runtimeText = runtime.lines.join('\n');
+  for (const copied of ['node_modules', 'dist']) {
+    const pattern = new RegExp(`^COPY\\s+--from=build\\s+\\S*${copied}\\s`, 'm');
+    if (!pattern.test(runtimeText)) {
+      problems.push(`Dockerfile: runtime does not copy ${copied} from the build`);
+    }
+  }
+  if (!/^ARG\s+SERVICE\b/m.test(runtimeText)) problems.push('Dockerfile: no ARG SERVICE');
+  if (!/^ENV\s+SERVICE=\$\{?SERVICE\}?/m.test(runtimeText)) {
+    problems.push('Dockerfile: SERVICE is not kept as ENV for the start command');
+  }
+  const users = [...runtimeText.matchAll(/^USER\s+(\S+)/gm)].map((match) => match[1]);
+  if (users.at(-1) !== 'node') problems.push('Dockerfile: runtime does not run as user node');
+  const start = [...runtimeText.matchAll(/^(CMD|ENTRYPOINT)\s+(.*)$/gm)].at(-1)?.[2] ?? '';
+  if (!start.includes('dist/apps/$SERVICE/main.js')) {
+    problems.push('Dockerfile: start command is not node dist/apps/$SERVICE/main.js');
+  }
+  if (start.includes('sh') && !start.includes('exec node')) {
+    problems.push('Dockerfile: the shell does not exec node, so SIGTERM would not reach it');
+  }
+  return problems;
+}

@@ -1,0 +1,54 @@
+// What PROTOCOL.md §5 (wire contract v1) says each service is started with. Kept here
+// rather than parsed from the design notes, so a drift in either shows up as a failure.
+
+export const APP_SERVICES = {
+  'session-service': {
+    port: 3000,
+    own: ['MODEL_PROVIDER', 'OPENAI_BASE_URL', 'OPENAI_API_KEY', 'MODEL', 'TOOL_POLICY_FILE'],
+  },
+  'slack-binding': {
+    port: 3001,
+    own: ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_API_URL'],
+  },
+  'discord-binding': {
+    port: 3002,
+    own: ['DISCORD_BOT_TOKEN', 'DISCORD_PUBLIC_KEY', 'DISCORD_APPLICATION_ID', 'DISCORD_API_URL'],
+  },
+  'mattermost-binding': {
+    port: 3003,
+    own: [
+      'MATTERMOST_URL',
+      'MATTERMOST_TOKEN',
+      'MATTERMOST_ACTION_SECRET',
+      'MATTERMOST_COMMAND_TOKEN',
+      'MATTERMOST_PUBLIC_URL',
+    ],
+  },
+} as const;
+
+export type AppService = keyof typeof APP_SERVICES;
+
+export const COMMON_VARIABLES = [
+  'PORT',
+  'NATS_URL',
+  'DATABASE_URL',
+  'DATABASE_SCHEMA',
+  'TOLLGATE_SUBJECT_PREFIX',
+  'LOG_LEVEL',
+  'TOLLGATE_ACK_WAIT_MS',
+  'TOLLGATE_DRAIN_MS',
+  'TOLLGATE_RETRY_BASE_MS',
+] as const;
+
+export const INFRA_SERVICES = ['nats', 'postgres'] as const;
+
+/** TOLLGATE_DRAIN_MS's default; Docker must wait longer than this before SIGKILL. */
+export const DEFAULT_DRAIN_MS = 10_000;
+
+/** Variables whose values are credentials and must only ever come from interpolation. */
+export const SECRET_NAME = /_(TOKEN|SECRET|KEY|PASSWORD)$/;
+
+/** `DATABASE_SCHEMA` default: the service name with `_` for `-`. */
+export function defaultSchema(service: AppService): string {
+  return service.replace(/-/g, '_');
+}

@@ -1,0 +1,157 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import {
+  composeProblems,
+  dockerfileProblems,
+  environmentOf,
+  envExampleProblems,
+  type ComposeFile,
+  type ComposeService,
+} from './compose.checks';
+import { APP_SERVICES, INFRA_SERVICES } from './deployment.expectations';
+
+const root = join(__dirname, '..', '..');
+const read = (file: string) => readFileSync(join(root, file), 'utf8');
+// Compose resolves YAML merge keys (<<: *anchor); the yaml package does so only when asked.
+const parseCompose = (text: string) => parse(text, { merge: true }) as ComposeFile;
+
+/** The file's map-form sections, as written, for the mutations below. */
+type EditableService = ComposeService & {
+  environment: Record<string, string | null>;
+  build: { args: Record<string, string> };
+};
+
+describe('docker-compose.yml against PROTOCOL.md §5', () => {
+  const composeText = read('docker-compose.yml');
+  const compose = parseCompose(composeText);
+
+  it('runs NATS, PostgreSQL and the four services', () => {
+    expect(Object.keys(compose.services ?? {}).sort()).toEqual(
+      [...INFRA_SERVICES, ...Object.keys(APP_SERVICES)].sort(),
+    );
+  });
+
+  it('matches every expectation', () => {
+    expect(composeProblems(compose)).toEqual([]);
+  });
+
+  it('documents every interpolated variable in .env.example', () => {
+    expect(envExampleProblems(composeText, read('.env.example'))).toEqual([]);
+  });
+
+  describe('would catch', () => {
+    // Each case breaks a fresh copy of the real file, so the checks are known to bite.
+    const broken = (change: (service: (name: string) => EditableService) => void) => {
+      const doc = parseCompose(composeText);
+      change((name) => doc.services?.[name] as EditableService);
+      return composeProblems(doc);
+    };
+
+    it('a literal token', () => {
+      expect(
+        broken((service) => {
+          service('slack-binding').environment.SLACK_BOT_TOKEN = 'xoxb-123';
+        }),
+      ).toEqual([
+        'slack-binding: SLACK_BOT_TOKEN holds a literal value instead of ${SLACK_BOT_TOKEN}',
+      ]);
+    });
+
+    it('a secret with a default value', () => {
+      expect(
+        broken((service) => {
+          service('mattermost-binding').environment.MATTERMOST_ACTION_SECRET =
+            '${MATTERMOST_ACTION_SECRET:-changeme}';
+        }),
+      ).toEqual(['mattermost-binding: MATTERMOST_ACTION_SECRET has a default value']);
+    });
+
+    it('a missing variable, a wrong port and a wrong build argument', () => {
+      expect(
+        broken((service) => {
+          const discord = service('discord-binding');
+          delete discord.environment.DISCORD_PUBLIC_KEY;
+          discord.environment.PORT = '3001';
+          discord.build.args.SERVICE = 'slack-binding';
+        }),
+      ).toEqual([
+        'discord-binding: build arg SERVICE is not discord-binding',
+        'discord-binding: DISCORD_PUBLIC_KEY missing from environment',
+        'discord-binding: PORT is 3001, expected 3002',
+      ]);
+    });
+
+    it('a database or NATS URL that bypasses the compose services', () => {
+      expect(
+        broken((service) => {
+          const session = service('session-service');
+          session.environment = {
+            ...environmentOf(session),
+            DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/tollgate',
+            NATS_URL: 'nats://127.0.0.1:4222',
+          };
+        }),
+      ).toEqual([
+        'session-service: DATABASE_URL does not point at the postgres service',
+        'session-service: NATS_URL does not point at the nats service',
+      ]);
+    });
+
+    it('NATS without JetStream or without its volume', () => {
+      expect(
+        broken((service) => {
+          service('nats').command = ['-m', '8222'];
+        }),
+      ).toEqual(
+        expect.arrayContaining([
+          'nats: JetStream is not enabled (-js)',
+          'nats: no JetStream store directory (-sd)',
+        ]),
+      );
+      expect(
+        broken((service) => {
+          service('nats').volumes = [];
+        }),
+      ).toEqual(['nats: the store directory /data is not on a volume']);
+    });
+
+    it('a grace period no longer than the drain', () => {
+      expect(
+        broken((service) => {
+          service('slack-binding').stop_grace_period = '10s';
+        }),
+      ).toEqual(['slack-binding: stop_grace_period is not longer than the 10000 ms drain']);
+    });
+
+    it('an undocumented variable', () => {
+      expect(envExampleProblems('X: ${NEW_SETTING:-}', 'OTHER=')).toEqual([
+        '.env.example: NEW_SETTING is not listed',
+      ]);
+    });
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+
+  it('builds, prunes and starts the chosen service as node', () => {
+    expect(dockerfileProblems(dockerfile)).toEqual([]);
+  });
+
+  it('would catch a start command that is not the built service, or running as root', () => {
+    const broken = dockerfile
+      .replace(/^CMD .*$/m, 'CMD ["node", "dist/main.js"]')
+      .replace(/^USER node$/m, '');
+    expect(dockerfileProblems(broken)).toEqual([
+      'Dockerfile: runtime does not run as user node',
+      'Dockerfile: start command is not node dist/apps/$SERVICE/main.js',
+    ]);
+  });
+
+  it('would catch a single-stage build', () => {
+    expect(dockerfileProblems('FROM node:20-bookworm-slim\nRUN npm ci\n')).toEqual([
+      'Dockerfile: no build stage (FROM … AS build)',
+    ]);
+  });
+});

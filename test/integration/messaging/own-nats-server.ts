@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '../../support/wait-for';
+
+const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port assigned');
+  return address.port;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * A private nats-server with JetStream for tests that stop and restart it; the shared
+ * server is never touched. It keeps its port and store directory across restarts.
+ */
+export class OwnNatsServer {
+  private child?: ChildProcess;
+
+  private constructor(
+    readonly port: number,
+    private readonly storeDir: string,
+  ) {}
+
+  static async start(): Promise<OwnNatsServer> {
+    const server = new OwnNatsServer(
+      await freePort(),
+      await mkdtemp(join(tmpdir(), 'tollgate-nats-')),
+    );
+    await server.restart();
+    return server;
+  }
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`;
+  }
+
+  async restart(): Promise<void> {
+    if (this.child) throw new Error('nats-server is already running');
+    const child = spawn(
+      NATS_SERVER,
+      ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
+      { stdio: 'ignore' },
+    );
+    this.child = child;
+    child.once('exit', () => {
+      if (this.child === child) this.child = undefined;
+    });
+    await waitFor(`nats-server on port ${this.port}`, () => accepts(this.port));
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    await exited;
+    await waitFor(`port ${this.port} to close`, async () => !(await accepts(this.port)));
+  }
+
+  async dispose(): Promise<void> {
+    if (this.child) {
+      const child = this.child;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+    }
+    await rm(this.storeDir, { recursive: true, force: true });
+  }
+}
