@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type Conversation,
+  deriveSessionId,
+  type JoinSession,
+  type Person,
+  type Platform,
+  type ToolInteractionResponse,
+  type UserMessage,
+} from '@tollgate/protocol';
+import { uniqueToken } from './unique';
+
+/** A conversation no other test uses, so its session id is fresh. */
+export function freshConversation(platform: Platform = 'slack'): Conversation {
+  return {
+    platform,
+    workspaceId: 'T1',
+    channelId: `C${uniqueToken('c')}`,
+    threadId: platform === 'discord' ? '' : `${Date.now()}.000100`,
+  };
+}
+
+const envelope = (conversation: Conversation, id?: string) => ({
+  v: 1 as const,
+  id: id ?? randomUUID(),
+  sessionId: deriveSessionId(conversation),
+  conversation,
+  occurredAt: new Date().toISOString(),
+});
+
+export const alice: Person = { id: 'U_ALICE', displayName: 'Alice' };
+export const bob: Person = { id: 'U_BOB', displayName: 'Bob' };
+
+export function userMessage(
+  conversation: Conversation,
+  text: string,
+  options: { sender?: Person; id?: string; principal?: 'user' | 'automation' } = {},
+): UserMessage {
+  return {
+    type: 'UserMessage',
+    ...envelope(conversation, options.id),
+    sender: options.sender ?? alice,
+    text,
+    ...(options.principal ? { principal: options.principal } : {}),
+  };
+}
+
+export function response(
+  conversation: Conversation,
+  callId: string,
+  optionKey: string,
+  options: { sender?: Person; id?: string } = {},
+): ToolInteractionResponse {
+  return {
+    type: 'ToolInteractionResponse',
+    ...envelope(conversation, options.id),
+    callId,
+    optionKey,
+    sender: options.sender ?? alice,
+  };
+}
+
+export function join(conversation: Conversation): JoinSession {
+  return { type: 'JoinSession', ...envelope(conversation) };
+}

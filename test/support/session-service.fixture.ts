@@ -1,0 +1,95 @@
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Command } from '@tollgate/protocol';
+import { createTestSchema, type TestSchema, withClient } from './database';
+import { connectTestNats, deleteStreams, OutputLog, publishCommand, TEST_NATS_URL } from './nats';
+import { type ServiceProcess, startService } from './service-process';
+import { uniqueToken } from './unique';
+
+export interface JournalRow {
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * A session service under test: its own subject prefix and schema, the built service
+ * started as a child process, and a log of everything it published.
+ */
+export class SessionServiceFixture {
+  process?: ServiceProcess;
+  outputs!: OutputLog;
+
+  private constructor(
+    readonly prefix: string,
+    readonly database: TestSchema,
+    readonly nc: NatsConnection,
+    private readonly extraEnv: Record<string, string>,
+  ) {}
+
+  static async create(
+    label: string,
+    extraEnv: Record<string, string> = {},
+  ): Promise<SessionServiceFixture> {
+    const fixture = new SessionServiceFixture(
+      uniqueToken(label).slice(0, 24),
+      createTestSchema(label),
+      await connectTestNats(),
+      extraEnv,
+    );
+    await fixture.start();
+    fixture.outputs = await OutputLog.open(fixture.nc, fixture.prefix);
+    return fixture;
+  }
+
+  env(): Record<string, string> {
+    return {
+      NATS_URL: TEST_NATS_URL,
+      DATABASE_URL: this.database.url,
+      DATABASE_SCHEMA: this.database.schema,
+      TOLLGATE_SUBJECT_PREFIX: this.prefix,
+      TOLLGATE_RETRY_BASE_MS: '50',
+      TOLLGATE_DRAIN_MS: '3000',
+      ...this.extraEnv,
+    };
+  }
+
+  async start(): Promise<ServiceProcess> {
+    this.process = await startService('session-service', this.env());
+    await this.process.waitUntilReady();
+    return this.process;
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM') {
+    const exit = await this.process?.stop(signal);
+    this.process = undefined;
+    return exit;
+  }
+
+  async restart(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.stop(signal);
+    await this.start();
+  }
+
+  send(command: Command): Promise<void> {
+    return publishCommand(this.nc, this.prefix, command);
+  }
+
+  async journal(sessionId: string): Promise<JournalRow[]> {
+    return withClient(async (client) => {
+      const result = await client.query<JournalRow>(
+        `SELECT seq, type, data FROM "${this.database.schema}".session_events
+         WHERE session_id = $1 ORDER BY seq`,
+        [sessionId],
+      );
+      return result.rows;
+    });
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    await this.outputs?.close();
+    await deleteStreams(this.nc, this.prefix);
+    await this.nc.close();
+    await this.database.drop();
+  }
+}
