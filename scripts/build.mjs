@@ -15,7 +15,11 @@ async function* sources(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) yield* sources(path);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') && !entry.name.endsWith('.d.ts'))
+    else if (
+      entry.name.endsWith('.ts') &&
+      !entry.name.endsWith('.spec.ts') &&
+      !entry.name.endsWith('.d.ts')
+    )
       yield path;
   }
 }
@@ -24,7 +28,8 @@ async function packages() {
   const found = [];
   for (const kind of ['apps', 'libs']) {
     for (const entry of await readdir(join(root, kind), { withFileTypes: true })) {
-      if (entry.isDirectory()) found.push({ kind, name: entry.name, src: join(root, kind, entry.name, 'src') });
+      if (entry.isDirectory())
+        found.push({ kind, name: entry.name, src: join(root, kind, entry.name, 'src') });
     }
   }
   return found;

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { sessionServiceConsumer, streamDefinitions } from '@tollgate/protocol';
 import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
-import { SESSION_SERVICE_MIGRATIONS } from './journal/session-journal.migration';
+import { MIGRATIONS } from './migrations';
 import { MODEL_CLIENT } from './model/model-client.port';
 import { ScriptedModelClient } from './model/scripted-model.client';
 import { SessionRuntime } from './session-runtime.service';
@@ -24,7 +24,7 @@ export class SessionServiceModule {
             streams: [streams.commands, streams.outputs, streams.deadLetters],
             consumers: [sessionServiceConsumer(prefix, config.TOLLGATE_ACK_WAIT_MS)],
           },
-          migrations: SESSION_SERVICE_MIGRATIONS,
+          migrations: MIGRATIONS,
         }),
       ],
       providers: [

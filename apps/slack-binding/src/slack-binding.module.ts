@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { bindingConsumer, streamDefinitions } from '@tollgate/protocol';
 import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
+import { MIGRATIONS } from './migrations';
 import type { SlackBindingConfig } from './slack-binding.config';
 
 @Module({})
@@ -18,7 +19,7 @@ export class SlackBindingModule {
             streams: [streams.commands, streams.outputs, streams.deadLetters],
             consumers: [bindingConsumer(prefix, 'slack', config.TOLLGATE_ACK_WAIT_MS)],
           },
-          migrations: [],
+          migrations: MIGRATIONS,
         }),
       ],
     };

@@ -27,8 +27,8 @@ describe('decideUserMessage with the scripted model (PROTOCOL.md §6)', () => {
       'UserMessageReceived',
       'TurnCompleted',
     ]);
-    expect(decision.events[0]!.event).toEqual({ type: 'SessionStarted', conversation });
-    expect(decision.events[1]!.event).toEqual({
+    expect(decision.events[0].event).toEqual({ type: 'SessionStarted', conversation });
+    expect(decision.events[1].event).toEqual({
       type: 'UserMessageReceived',
       commandId: 'msg-1',
       sender: REQUESTER,
@@ -42,7 +42,7 @@ describe('decideUserMessage with the scripted model (PROTOCOL.md §6)', () => {
         id: `${sessionId}:3:0`,
         sessionId,
         conversation,
-        occurredAt: decision.events[2]!.occurredAt,
+        occurredAt: decision.events[2].occurredAt,
         seq: 3,
         text: 'You said: hello',
         role: 'assistant',
@@ -111,7 +111,7 @@ describe('decideUserMessage with the scripted model (PROTOCOL.md §6)', () => {
 
     const received = decision.events.find((e) => e.event.type === 'UserMessageReceived')!;
     expect(received.seq).toBe(4);
-    expect(eventsOf(decision, 'ToolBatchStarted')[0]!.toolCalls.map((c) => c.callId)).toEqual([
+    expect(eventsOf(decision, 'ToolBatchStarted')[0].toolCalls.map((c) => c.callId)).toEqual([
       'call_4_1',
       'call_4_2',
       'call_4_3',
@@ -176,7 +176,7 @@ describe('S1 a gated call parks the batch', () => {
         id: idAt(6, 0),
         sessionId,
         conversation,
-        occurredAt: decision.events[5]!.occurredAt,
+        occurredAt: decision.events[5].occurredAt,
         seq: 6,
         callId: 'call_2_1',
         batchId: 'batch_3',

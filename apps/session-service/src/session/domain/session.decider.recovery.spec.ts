@@ -1,4 +1,8 @@
+import { sessionId } from '../../../../../libs/protocol/src/testing/message-fixtures';
 import { pendingCalls } from './approval-turn';
+import { decideRecovery } from './session.decider';
+import { SessionRecorder } from './session-recorder';
+import { replay } from './session-state';
 import {
   eventTypes,
   executedCalls,
@@ -24,7 +28,7 @@ describe('decideRecovery (S2, S3)', () => {
     const decision = await session.recover();
 
     expect(eventTypes(decision)).toEqual(['SessionRecovered']);
-    expect(decision.events[0]!.event).toEqual({
+    expect(decision.events[0].event).toEqual({
       type: 'SessionRecovered',
       pendingCallIds: ['call_2_1', 'call_2_2'],
     });
@@ -40,8 +44,8 @@ describe('decideRecovery (S2, S3)', () => {
     // As first published: its own id and seq, so a binding with no record can re-post it.
     expect(refreshes.map((u) => u.request)).toEqual([first, second]);
     expect(first).toMatchObject({ id: idAt(4, 0), seq: 4 });
-    expect(refreshes[0]!.reason).toMatch(/restart/);
-    expect(refreshes[0]!.reason).toMatch(/still valid/);
+    expect(refreshes[0].reason).toMatch(/restart/);
+    expect(refreshes[0].reason).toMatch(/still valid/);
     expect(decision.state.turn.phase).toBe('RecoveredWaitingForApprovals');
     expect(session.state.turn.phase).toBe('RecoveredWaitingForApprovals');
   });
@@ -53,7 +57,7 @@ describe('decideRecovery (S2, S3)', () => {
     const decision = await session.recover();
 
     expect(outputKinds(decision.outputs)).toEqual(['ToolInteractionUpdate{RefreshedAfterRestart}']);
-    expect(outputsOf(decision.outputs, 'ToolInteractionUpdate')[0]!.callId).toBe('call_2_2');
+    expect(outputsOf(decision.outputs, 'ToolInteractionUpdate')[0].callId).toBe('call_2_2');
   });
 
   it('S3 recovering again refreshes again with a newer seq, the request unchanged', async () => {
@@ -64,9 +68,9 @@ describe('decideRecovery (S2, S3)', () => {
 
     const [a] = outputsOf(once.outputs, 'ToolInteractionUpdate');
     const [b] = outputsOf(twice.outputs, 'ToolInteractionUpdate');
-    expect(b!.seq).toBeGreaterThan(a!.seq);
-    expect(b!.id).not.toBe(a!.id);
-    expect(b!.request).toEqual(a!.request);
+    expect(b.seq).toBeGreaterThan(a.seq);
+    expect(b.id).not.toBe(a.id);
+    expect(b.request).toEqual(a.request);
     expect(session.state.turn).toMatchObject({
       phase: 'RecoveredWaitingForApprovals',
       recoveries: 2,
@@ -104,6 +108,16 @@ describe('decideRecovery (S2, S3)', () => {
     expect(decision.unjournaled).toEqual([]);
   });
 
+  it('tells the caller whether the session needed recovering', async () => {
+    const parked = await givenTwoGatedSiblings();
+    const idle = new SessionGiven();
+    await idle.message('hello');
+    const at = '2024-05-02T00:00:00.000Z';
+
+    expect(decideRecovery(new SessionRecorder(replay(sessionId, parked.journal), at))).toBe(true);
+    expect(decideRecovery(new SessionRecorder(replay(sessionId, idle.journal), at))).toBe(false);
+  });
+
   it('given no session at all, recovery records nothing', async () => {
     const decision = await new SessionGiven().recover();
 
@@ -119,7 +133,7 @@ describe('decideJoin', () => {
     const decision = await session.join();
 
     expect(eventTypes(decision)).toEqual(['PendingApprovalsReannounced']);
-    expect(decision.events[0]!.event).toEqual({
+    expect(decision.events[0].event).toEqual({
       type: 'PendingApprovalsReannounced',
       pendingCallIds: ['call_2_1', 'call_2_2'],
     });

@@ -43,7 +43,7 @@ describe('decideResponse: an accepted answer', () => {
       'ToolCallRecorded',
       'TurnCompleted',
     ]);
-    expect(decision.events[0]!.event).toEqual({
+    expect(decision.events[0].event).toEqual({
       type: 'ToolApprovalResolved',
       commandId: 'click-2',
       callId: 'call_2_1',
@@ -59,7 +59,7 @@ describe('decideResponse: an accepted answer', () => {
         id: idAt(7, 0),
         sessionId,
         conversation,
-        occurredAt: decision.events[0]!.occurredAt,
+        occurredAt: decision.events[0].occurredAt,
         seq: 7,
         callId: 'call_2_1',
         optionKey: 'approve_once',
@@ -107,6 +107,15 @@ describe('decideResponse: an accepted answer', () => {
     expect(session.state.notes).toEqual([]);
   });
 
+  it('given an unparsable sibling line, the reply after the redrive still says so', async () => {
+    const session = new SessionGiven();
+    await session.message('!write_note {"text":"x"}\n!echo {"text":');
+
+    const decision = await session.respond('call_2_1', 'approve_once');
+
+    expect(replyOf(decision)).toBe('write_note: 1\ncannot parse arguments for echo');
+  });
+
   it('given the turn completed, the provider history holds a result for every call', async () => {
     const session = await givenS1Parked();
     await session.respond('call_2_1', 'approve_once');
@@ -134,7 +143,7 @@ describe('S4 a new message supersedes the parked batch', () => {
       'UserMessageReceived',
       'TurnCompleted',
     ]);
-    expect(decision.events[0]!.event).toEqual({
+    expect(decision.events[0].event).toEqual({
       type: 'ToolBatchAbandoned',
       batchId: 'batch_3',
       reason: 'superseded',
@@ -184,7 +193,7 @@ describe('S4 a new message supersedes the parked batch', () => {
     const decision = await session.respond('call_2_1', 'approve_once');
 
     expect(eventTypes(decision)).toEqual(['ToolApprovalRefused']);
-    expect(decision.events[0]!.event).toEqual({
+    expect(decision.events[0].event).toEqual({
       type: 'ToolApprovalRefused',
       commandId: 'click-3',
       callId: 'call_2_1',
@@ -199,7 +208,7 @@ describe('S4 a new message supersedes the parked batch', () => {
     expect(outputsOf(decision.outputs, 'ToolInteractionRejected')).toMatchObject([
       { callId: 'call_2_1', sender: REQUESTER, text: expect.any(String) },
     ]);
-    expect(outputsOf(decision.outputs, 'ToolInteractionUpdate')[0]!.reason).toMatch(/expired/);
+    expect(outputsOf(decision.outputs, 'ToolInteractionUpdate')[0].reason).toMatch(/expired/);
     expect(outputsOf(session.published, 'ToolInteractionResolved')).toEqual([]);
     expect(executedCalls(session.journal)).toEqual(['call_2_2']);
   });
@@ -215,6 +224,27 @@ describe('S4 a new message supersedes the parked batch', () => {
       'ToolInteractionUpdate{Abandoned}',
       'TextOutput{assistant}',
     ]);
+  });
+  it('S4 given a superseding message that asks for a gated tool too, the old prompt is abandoned and a new one posted', async () => {
+    const session = await givenS1Parked();
+
+    const decision = await session.message('!write_note {"text":"y"}');
+
+    expect(outputKinds(decision.outputs)).toEqual([
+      'ToolInteractionUpdate{Abandoned}',
+      'ToolInteractionRequest{call_8_1}',
+    ]);
+    expect(pendingCalls(session.state.turn).map((p) => p.callId)).toEqual(['call_8_1']);
+
+    const stale = await session.respond('call_2_1', 'approve_once');
+    const fresh = await session.respond('call_8_1', 'approve_once');
+
+    expect(outputKinds(stale.outputs)).toEqual([
+      'ToolInteractionRejected{prompt_expired}',
+      'ToolInteractionUpdate{Expired}',
+    ]);
+    expect(replyOf(fresh)).toBe('write_note: 1');
+    expect(executedCalls(session.journal)).toEqual(['call_2_2', 'call_8_1']);
   });
 });
 
@@ -280,8 +310,8 @@ describe('S6 two gated siblings', () => {
       'ToolInteractionUpdate{Abandoned}',
       'TextOutput{assistant}',
     ]);
-    expect(outputsOf(decision.outputs, 'ToolInteractionUpdate')[0]!.callId).toBe('call_2_2');
-    expect(eventsOf(decision, 'ToolBatchAbandoned')[0]!.results.map((r) => r.callId)).toEqual([
+    expect(outputsOf(decision.outputs, 'ToolInteractionUpdate')[0].callId).toBe('call_2_2');
+    expect(eventsOf(decision, 'ToolBatchAbandoned')[0].results.map((r) => r.callId)).toEqual([
       'call_2_1',
       'call_2_2',
     ]);
@@ -304,7 +334,7 @@ describe('S7 answers are idempotent', () => {
         id: idAt(11, 0),
         sessionId,
         conversation,
-        occurredAt: decision.events[0]!.occurredAt,
+        occurredAt: decision.events[0].occurredAt,
         seq: 11,
         callId: 'call_2_1',
         sender: REQUESTER,
@@ -312,7 +342,7 @@ describe('S7 answers are idempotent', () => {
         text: expect.any(String),
       },
     ]);
-    expect(eventsOf(decision, 'ToolApprovalRefused')[0]!.commandId).toBe('click-late');
+    expect(eventsOf(decision, 'ToolApprovalRefused')[0].commandId).toBe('click-late');
     expect(executedCalls(session.journal)).toEqual(['call_2_2', 'call_2_1']);
     expect(
       session.journal.filter((e) => e.event.type === 'ToolApprovalResolved').map((e) => e.seq),
@@ -342,7 +372,7 @@ describe('S8 who may answer, and with what', () => {
       { reason: 'wrong_requester', sender: SOMEONE_ELSE },
     ]);
     expect(outputKinds(refused.outputs)).toEqual(['ToolInteractionRejected{wrong_requester}']);
-    expect(outputsOf(refused.outputs, 'ToolInteractionRejected')[0]!.sender).toEqual(SOMEONE_ELSE);
+    expect(outputsOf(refused.outputs, 'ToolInteractionRejected')[0].sender).toEqual(SOMEONE_ELSE);
     expect(pendingCalls(session.state.turn).map((p) => p.callId)).toEqual(['call_2_1']);
 
     const accepted = await session.respond('call_2_1', 'approve_once');
@@ -380,7 +410,7 @@ describe('S8 who may answer, and with what', () => {
       },
     });
     const parked = await session.message('!write_note {"text":"x"}');
-    expect(outputsOf(parked.outputs, 'ToolInteractionRequest')[0]!.options).toEqual(onceOrDeny);
+    expect(outputsOf(parked.outputs, 'ToolInteractionRequest')[0].options).toEqual(onceOrDeny);
 
     const decision = await session.respond('call_2_1', 'approve_session');
 

@@ -1,3 +1,4 @@
+import { LIMITS } from '@tollgate/protocol';
 import { redriveDecisions } from './approval-turn';
 import type { SessionDeps } from './session-deps';
 import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
@@ -30,7 +31,7 @@ export async function continueTurn(
     });
     if (reply.toolCalls.length === 0) {
       recorder.record({ type: 'TurnCompleted', reply: reply.content }, [
-        { type: 'TextOutput', text: reply.content, role: 'assistant' },
+        { type: 'TextOutput', text: boundedText(reply.content), role: 'assistant' },
       ]);
       return;
     }
@@ -169,6 +170,19 @@ function recordResult(
     outcome,
     result,
   });
+}
+
+/**
+ * A reply may be longer than a TextOutput may carry (`You said: ` + a 40 000-character
+ * message); every binding would dead-letter it. The journal keeps the whole reply.
+ */
+function boundedText(text: string): string {
+  if (text.length <= LIMITS.text) return text;
+  let end = LIMITS.text - 1;
+  // Never leave half of a surrogate pair before the ellipsis.
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}…`;
 }
 
 function parseArguments(text: string): Record<string, unknown> | undefined {

@@ -172,7 +172,7 @@ export function replyOf(decision: Decision): string {
   if (replies.length !== 1) {
     throw new Error(`expected one assistant reply, got ${replies.length}`);
   }
-  return replies[0]!.text;
+  return replies[0].text;
 }
 
 /** Call ids that ever got a ToolExecutionStarted in the journal, once per start. */
