@@ -49,31 +49,34 @@ describe('every service boots, answers health, and stops cleanly (process)', () 
     };
   }
 
-  it.each(SERVICES)('%s is ready within 5 s and exits 0 on SIGTERM within the drain deadline', async (service) => {
-    const schema = createTestSchema(service.replace(/-/g, '_'));
-    schemas.push(schema);
-    const started = Date.now();
-    const child = await startService(service, env(service, schema));
-    await child.waitUntilReady(5_000);
-    expect(Date.now() - started).toBeLessThan(5_000);
+  it.each(SERVICES)(
+    '%s is ready within 5 s and exits 0 on SIGTERM within the drain deadline',
+    async (service) => {
+      const schema = createTestSchema(service.replace(/-/g, '_'));
+      schemas.push(schema);
+      const started = Date.now();
+      const child = await startService(service, env(service, schema));
+      await child.waitUntilReady(5_000);
+      expect(Date.now() - started).toBeLessThan(5_000);
 
-    const ready = await fetch(child.url('/health/ready'));
-    const body = (await ready.json()) as { status: string; checks: Record<string, boolean> };
-    expect(body.status).toBe('ready');
-    expect(body.checks).toMatchObject({ nats: true, streams: true, database: true });
-    expect((await fetch(child.url('/health/live'))).status).toBe(200);
-    const metrics = await (await fetch(child.url('/metrics'))).text();
-    expect(metrics).toContain('tollgate_process_cpu_user_seconds_total');
+      const ready = await fetch(child.url('/health/ready'));
+      const body = (await ready.json()) as { status: string; checks: Record<string, boolean> };
+      expect(body.status).toBe('ready');
+      expect(body.checks).toMatchObject({ nats: true, streams: true, database: true });
+      expect((await fetch(child.url('/health/live'))).status).toBe(200);
+      const metrics = await (await fetch(child.url('/metrics'))).text();
+      expect(metrics).toContain('tollgate_process_cpu_user_seconds_total');
 
-    const stopping = Date.now();
-    const exit = await child.stop('SIGTERM');
-    expect(exit).toEqual({ code: 0, signal: null });
-    expect(Date.now() - stopping).toBeLessThan(DRAIN_MS);
-    // Secrets never reach the log.
-    for (const value of Object.values(PLATFORM_ENV[service])) {
-      if (/token|secret/i.test(value)) expect(child.output()).not.toContain(value);
-    }
-  });
+      const stopping = Date.now();
+      const exit = await child.stop('SIGTERM');
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(Date.now() - stopping).toBeLessThan(DRAIN_MS);
+      // Secrets never reach the log.
+      for (const value of Object.values(PLATFORM_ENV[service])) {
+        if (/token|secret/i.test(value)) expect(child.output()).not.toContain(value);
+      }
+    },
+  );
 
   it.each([
     ['missing', undefined],

@@ -15,6 +15,7 @@ import {
 import type { Logger } from 'pino';
 import { commandMessageHandler } from './commands/command.consumer';
 import { HandleCommand } from './commands/handle-command.usecase';
+import { pruneJournalTables } from './journal/journal-housekeeping';
 import { SessionStore } from './journal/session-store';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OutboxRelay } from './outbox/outbox-relay.service';
@@ -22,6 +23,8 @@ import { RecoverSessions } from './recovery/recover-sessions.usecase';
 import type { SessionServiceConfig } from './session-service.config';
 import { TOOL_POLICY, TOOL_REGISTRY, type ToolRegistry } from './tools/tool-registry';
 import type { ToolPolicy } from './tools/tool-policy';
+
+const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * Wires the session service once its dependencies answer: recover parked sessions, relay
@@ -31,6 +34,7 @@ import type { ToolPolicy } from './tools/tool-policy';
 @Injectable()
 export class SessionRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private relay?: OutboxRelay;
+  private housekeeping?: NodeJS.Timeout;
   private readonly logger: Logger;
 
   constructor(
@@ -60,6 +64,13 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
         logger: this.logger,
       });
       this.relay.start();
+      this.housekeeping = setInterval(() => {
+        pruneJournalTables(dataSource).then(
+          (pruned) => this.logger.debug(pruned, 'pruned journal tables'),
+          (error: unknown) => this.logger.warn({ err: error }, 'pruning journal tables failed'),
+        );
+      }, HOUSEKEEPING_INTERVAL_MS);
+      this.housekeeping.unref();
       await new RecoverSessions(store, this.logger).execute();
       return store;
     });
@@ -79,6 +90,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.housekeeping);
     await this.consumers.beforeApplicationShutdown();
     await this.relay?.stop();
   }

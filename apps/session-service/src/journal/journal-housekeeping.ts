@@ -1,0 +1,24 @@
+import type { DataSource } from 'typeorm';
+
+/**
+ * Platforms retry a click for minutes, and an operator may replay a day-old command: the
+ * command ledger keeps ids 7 days (ARCHITECTURE.md §3.1), well past JetStream's 2-minute
+ * duplicate window. Sent outbox rows are kept a day for inspection; the journal is never
+ * pruned.
+ */
+export const PROCESSED_COMMAND_RETENTION_DAYS = 7;
+export const SENT_OUTBOX_RETENTION_HOURS = 24;
+
+export async function pruneJournalTables(
+  dataSource: DataSource,
+): Promise<{ commands: number; outbox: number }> {
+  const commands: [unknown[], number] = await dataSource.query(
+    `DELETE FROM processed_commands WHERE processed_at < now() - make_interval(days => $1)`,
+    [PROCESSED_COMMAND_RETENTION_DAYS],
+  );
+  const outbox: [unknown[], number] = await dataSource.query(
+    `DELETE FROM outbox WHERE sent_at < now() - make_interval(hours => $1)`,
+    [SENT_OUTBOX_RETENTION_HOURS],
+  );
+  return { commands: commands[1], outbox: outbox[1] };
+}

@@ -1,0 +1,47 @@
+import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
+import pino from 'pino';
+import type { DataSource } from 'typeorm';
+import { pruneJournalTables } from '../../../apps/session-service/src/journal/journal-housekeeping';
+import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
+import { createTestSchema } from '../../support/database';
+
+describe('journal housekeeping', () => {
+  const schema = createTestSchema('housekeeping');
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    dataSource = createDataSource({
+      url: schema.url,
+      schema: schema.schema,
+      migrations: SESSION_SERVICE_MIGRATIONS,
+      applicationName: 'housekeeping-test',
+    });
+    await dataSource.initialize();
+    await prepareSchemaAndMigrate(dataSource, pino({ level: 'silent' }));
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    await schema.drop();
+  });
+
+  it('keeps command ids for 7 days and sent outbox rows for a day; unsent rows stay', async () => {
+    await dataSource.query(
+      `INSERT INTO processed_commands (command_id, session_id, processed_at) VALUES
+        ('fresh', 's', now() - interval '6 days 23 hours'), ('old', 's', now() - interval '7 days 1 hour')`,
+    );
+    await dataSource.query(
+      `INSERT INTO outbox (id, session_id, subject, payload, sent_at) VALUES
+        ('sent-old', 's', 'x', '{}', now() - interval '25 hours'),
+        ('sent-new', 's', 'x', '{}', now() - interval '1 hour'),
+        ('unsent', 's', 'x', '{}', NULL)`,
+    );
+    expect(await pruneJournalTables(dataSource)).toEqual({ commands: 1, outbox: 1 });
+    const commands: { command_id: string }[] = await dataSource.query(
+      `SELECT command_id FROM processed_commands ORDER BY command_id`,
+    );
+    expect(commands.map((c) => c.command_id)).toEqual(['fresh']);
+    const outbox: { id: string }[] = await dataSource.query(`SELECT id FROM outbox ORDER BY id`);
+    expect(outbox.map((o) => o.id)).toEqual(['sent-new', 'unsent']);
+  });
+});
