@@ -40,12 +40,13 @@ describe('session store (journal, outbox, ledger in one transaction)', () => {
     await schema.drop();
   });
 
-  const seqs = async (sessionId: string) =>
-    (
-      (await dataSource.query(`SELECT seq FROM session_events WHERE session_id = $1 ORDER BY seq`, [
-        sessionId,
-      ])) as { seq: number }[]
-    ).map((r) => r.seq);
+  const seqs = async (sessionId: string) => {
+    const rows = await dataSource.query<{ seq: number }[]>(
+      `SELECT seq FROM session_events WHERE session_id = $1 ORDER BY seq`,
+      [sessionId],
+    );
+    return rows.map((r) => r.seq);
+  };
 
   it('reloads and retries when another writer appended first (optimistic concurrency)', async () => {
     const conversation = freshConversation();
