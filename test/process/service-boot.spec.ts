@@ -3,7 +3,7 @@ import { connectTestNats, deleteStreams, TEST_NATS_URL } from '../support/nats';
 import { type ServiceName, startService } from '../support/service-process';
 import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
-import { OwnNatsServer } from '../integration/messaging/own-nats-server';
+import { OwnNatsServer } from '../support/own-nats-server';
 
 /** Dummy platform settings: enough for each binding's config to validate. */
 const PLATFORM_ENV: Record<ServiceName, Record<string, string>> = {

@@ -287,8 +287,12 @@ export class ConsumerRunner {
     entry.settling = true;
     const { msg } = entry;
     const { stream, service, dlqSubject } = this.options;
+    // A fresh ack_wait covers the publish, which is bounded to half of it, so the message
+    // is not redelivered elsewhere while its copy is still on the way.
+    this.settle(msg, () => msg.working());
     try {
       await this.publisher.publish(dlqSubject, msg.data, {
+        timeoutMs: Math.max(1_000, Math.floor(this.ackWaitMs / 2)),
         // Keyed by the original's position, so a retried dead-lettering is stored once.
         msgId: `${stream}:${msg.info.streamSequence}`,
         headers: {

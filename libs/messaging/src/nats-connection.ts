@@ -43,8 +43,13 @@ export class ManagedNatsConnection {
   }
 
   private async watch(): Promise<void> {
-    for await (const status of this.nc.status()) this.observe(status);
-    this.connected = false;
+    try {
+      for await (const status of this.nc.status()) this.observe(status);
+    } catch (error) {
+      this.logger.error({ err: error }, 'nats status stream failed');
+    } finally {
+      this.connected = false;
+    }
   }
 
   private observe(status: Status): void {

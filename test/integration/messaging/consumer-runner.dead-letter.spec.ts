@@ -107,7 +107,9 @@ describe('ConsumerRunner dead-lettering', () => {
 
     await scope.publisher.publish(scenario.subject('s1.message'), { n: 1 }, { msgId: 'n-1' });
 
-    await waitFor('a second attempt', () => run.deliveries.length >= 2, { timeoutMs: 15_000 });
+    await waitFor('a second attempt to be settled', () => run.outcomes.length >= 2, {
+      timeoutMs: 15_000,
+    });
     expect(run.outcomes.slice(0, 2).map((o) => o.outcome)).toEqual(['naked', 'naked']);
     expect(run.deliveries[1].deliveryCount).toBe(2);
     expect(await scope.storedMessages(scenario.dlq.name)).toEqual([]);

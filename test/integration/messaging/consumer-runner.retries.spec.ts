@@ -18,7 +18,7 @@ describe('ConsumerRunner retries', () => {
     const run = recorder(async (message) => {
       if (message.deliveryCount <= 3) throw new TransientFailure('platform_unavailable: 503');
     });
-    await scope.runner(scenario, run.handler, { retryBaseMs: 100, onOutcome: run.onOutcome });
+    await scope.runner(scenario, run.handler, { retryBaseMs: 200, onOutcome: run.onOutcome });
 
     await scope.publisher.publish(scenario.subject('s1.message'), { n: 1 }, { msgId: 't-1' });
 
@@ -26,11 +26,11 @@ describe('ConsumerRunner retries', () => {
     expect(run.deliveries.map((d) => d.deliveryCount)).toEqual([1, 2, 3, 4]);
     expect(run.outcomes.map((o) => o.outcome)).toEqual(['naked', 'naked', 'naked', 'acked']);
     const gaps = run.deliveries.slice(1).map((d, i) => d.at - run.deliveries[i].at);
-    // Naks of about 100, 200 and 400 ms (+ up to 10 % jitter).
-    expect(gaps[0]).toBeGreaterThanOrEqual(95);
+    // Naks of about 200, 400 and 800 ms (+ up to 10 % jitter).
+    expect(gaps[0]).toBeGreaterThanOrEqual(190);
     expect(gaps[1]).toBeGreaterThan(gaps[0]);
     expect(gaps[2]).toBeGreaterThan(gaps[1]);
-    expect(gaps[2]).toBeGreaterThanOrEqual(390);
+    expect(gaps[2]).toBeGreaterThanOrEqual(790);
     await expectSettledForGood(scope, scenario, () => run.deliveries.length);
   });
 

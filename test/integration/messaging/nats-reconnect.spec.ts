@@ -1,7 +1,7 @@
 import { connectNats, type DeliveredMessage } from '@tollgate/messaging';
 import { waitFor } from '../../support/wait-for';
 import { holdsFor, MessagingScope, silentLogger } from './messaging-scope';
-import { OwnNatsServer } from './own-nats-server';
+import { OwnNatsServer } from '../../support/own-nats-server';
 
 describe('a NATS restart', () => {
   let server: OwnNatsServer;

@@ -9,7 +9,7 @@ import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/jo
 import { OutboxRelay } from '../../../apps/session-service/src/outbox/outbox-relay.service';
 import { prepareSchemaAndMigrate, createDataSource } from '@tollgate/persistence';
 import { createTestSchema, withClient } from '../../support/database';
-import { OwnNatsServer } from '../messaging/own-nats-server';
+import { OwnNatsServer } from '../../support/own-nats-server';
 import { uniqueToken } from '../../support/unique';
 import { waitFor } from '../../support/wait-for';
 
