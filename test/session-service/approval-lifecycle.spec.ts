@@ -2,7 +2,6 @@ import { deriveSessionId } from '@tollgate/protocol';
 import { alice, bob, freshConversation, response, userMessage } from '../support/commands';
 import { is } from '../support/nats';
 import { SessionServiceFixture } from '../support/session-service.fixture';
-import { waitFor } from '../support/wait-for';
 
 /**
  * The session service driven over NATS alone: commands in on <PREFIX>_CMD, outputs read
@@ -222,8 +221,18 @@ describe('session service approval lifecycle (over NATS)', () => {
       },
     );
     expect(rejected).toMatchObject({ seq: 0, id: `${sessionId}:0:${stray.id}` });
-    await waitFor('nothing journaled for an unknown session', async () =>
-      (await service.journal(sessionId)).length === 0 ? true : undefined,
+    expect(await service.journal(sessionId)).toHaveLength(0);
+
+    // A known session, but a call it never asked about.
+    await service.send(userMessage(conversation, 'hello'));
+    await service.outputs.waitForOutputs('the reply', is.text('You said: hello'), { sessionId });
+    const unknownCall = response(conversation, 'call_1_1', 'approve_once');
+    await service.send(unknownCall);
+    const rejections = await service.outputs.waitForOutputs(
+      'the second rejection',
+      is.rejected('prompt_expired'),
+      { sessionId, count: 2 },
     );
+    expect(rejections[1]).toMatchObject({ seq: 0, id: `${sessionId}:0:${unknownCall.id}` });
   });
 });

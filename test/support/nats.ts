@@ -95,9 +95,16 @@ export class OutputLog {
       this.malformed.push(`${msg.subject}: ${parsed.reason} ${parsed.detail}`);
       return;
     }
+    const msgId = msg.headers?.get('Nats-Msg-Id');
+    if (msgId !== parsed.value.id) {
+      this.malformed.push(
+        `${msg.subject}: Nats-Msg-Id ${msgId} is not the output id ${parsed.value.id}`,
+      );
+      return;
+    }
     this.seen.push({
       subject: msg.subject,
-      msgId: msg.headers?.get('Nats-Msg-Id'),
+      msgId,
       streamSeq: msg.info.streamSequence,
       output: parsed.value,
     });

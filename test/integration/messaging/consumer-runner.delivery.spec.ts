@@ -24,6 +24,7 @@ describe('ConsumerRunner delivery', () => {
     const second = await scope.extraConnection();
     const handledBy = { a: [] as number[], b: [] as number[] };
     const handle = (who: 'a' | 'b') => async (message: DeliveredMessage) => {
+      // Simulated work, so both runners hold messages at once and the split is visible.
       await new Promise((resolve) => setTimeout(resolve, 5));
       handledBy[who].push(message.streamSeq);
     };

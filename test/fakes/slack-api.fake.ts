@@ -1,0 +1,651 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { SlackBlock } from './slack-blocks';
+import { validateBlocks } from './slack-block-limits';
+
+/**
+ * A local Slack Web API that the official `@slack/web-api` WebClient talks to through
+ * `slackApiUrl`. It keeps channel messages in memory, records every call in order, and can be
+ * told to fail the next calls the ways real Slack does (5xx, 429, slow, processed-but-silent).
+ */
+
+export interface SlackApiFakeOptions {
+  botToken?: string;
+  teamId?: string;
+  teamDomain?: string;
+  botUserId?: string;
+  botId?: string;
+  appId?: string;
+  /** When set, any other channel answers `channel_not_found`; when omitted every channel exists. */
+  channels?: readonly string[];
+  /** Seconds part of the first generated ts. */
+  firstTsSeconds?: number;
+}
+
+export const SLACK_FAKE_DEFAULTS = {
+  botToken: 'xoxb-tollgate-fake-token',
+  teamId: 'T0TOLLGATE',
+  teamDomain: 'tollgate-test',
+  botUserId: 'U0TOLLBOT',
+  botId: 'B0TOLLBOT',
+  appId: 'A0TOLLGATE',
+  firstTsSeconds: 1_700_000_000,
+} as const;
+
+export type SlackFault =
+  | { status: 500 | 502 | 503 | 504 }
+  | { rateLimit: number }
+  /** Holds the request for `hangMs`, then processes it; if the client gave up meanwhile, nothing is applied. */
+  | { hangMs: number }
+  /** Applies the call, then never answers (or answers after `answerAfterMs`, typically past the client's timeout). */
+  | { acceptThenTimeout: true; answerAfterMs?: number }
+  | { error: string };
+
+export type SlackArgs = Record<string, unknown>;
+
+export interface SlackApiCall {
+  method: string;
+  /** Form or JSON fields; `blocks`, `attachments` and `metadata` already parsed from their JSON strings. */
+  args: SlackArgs;
+  at: Date;
+  encoding: 'form' | 'json' | 'none';
+  fault?: SlackFault;
+}
+
+export interface SlackMetadata {
+  event_type: string;
+  event_payload: Record<string, unknown>;
+}
+
+export interface SlackMessageVersion {
+  text: string;
+  blocks: SlackBlock[] | undefined;
+  attachments: unknown[] | undefined;
+  metadata: SlackMetadata | undefined;
+  at: Date;
+}
+
+export interface FakeSlackMessage extends SlackMessageVersion {
+  channel: string;
+  ts: string;
+  thread_ts: string | undefined;
+  user: string;
+  bot_id: string;
+  edits: number;
+  /** Every version, oldest first; the last one is the current state. */
+  history: SlackMessageVersion[];
+}
+
+export interface SlackPost extends SlackMessageVersion {
+  channel: string;
+  ts: string;
+  thread_ts: string | undefined;
+}
+
+/** The message as it stood right after one successful `chat.update`. */
+export interface SlackEdit extends SlackPost {
+  edit: number;
+}
+
+export interface SlackEphemeral {
+  channel: string;
+  user: string;
+  message_ts: string;
+  thread_ts: string | undefined;
+  text: string;
+  blocks: SlackBlock[] | undefined;
+  at: Date;
+}
+
+export type SlackMessageFilter =
+  { channel?: string; ts?: string; thread_ts?: string } | ((message: SlackPost) => boolean);
+
+type SlackResult = { ok: boolean; [key: string]: unknown };
+type Handler = (args: SlackArgs) => SlackResult;
+type Content = {
+  text: string;
+  blocks: SlackBlock[] | undefined;
+  attachments: unknown[] | undefined;
+};
+
+const JSON_FIELDS = ['blocks', 'attachments', 'metadata'] as const;
+const MAX_TEXT = 40_000;
+const DEFAULT_PAGE = 100;
+
+export class SlackApiFake {
+  private readonly config: Required<Omit<SlackApiFakeOptions, 'channels'>> & {
+    channels: readonly string[] | undefined;
+  };
+  private server: Server | undefined;
+  /** Each open connection, with a promise settled once it has closed. */
+  private readonly sockets = new Map<Socket, Promise<void>>();
+  private readonly cancellations = new Set<() => void>();
+  private idleWaiters: Array<() => void> = [];
+  private inFlight = 0;
+  private baseUrl: string | undefined;
+
+  private callLog: SlackApiCall[] = [];
+  private store = new Map<string, FakeSlackMessage>();
+  private postLog: SlackPost[] = [];
+  private editLog: SlackEdit[] = [];
+  private ephemeralLog: SlackEphemeral[] = [];
+  private faults: Array<{ method: string; fault: SlackFault; remaining: number }> = [];
+  private latencyMs = 0;
+  // Never reset: a ts handed out before reset() must not name a different message after it.
+  private tsSequence = 0;
+
+  private readonly handlers: Record<string, Handler> = {
+    'auth.test': () => this.authTest(),
+    'chat.postMessage': (args) => this.postMessage(args),
+    'chat.update': (args) => this.update(args),
+    'chat.postEphemeral': (args) => this.postEphemeral(args),
+    'conversations.replies': (args) => this.replies(args),
+    'conversations.history': (args) => this.history(args),
+  };
+
+  constructor(options: SlackApiFakeOptions = {}) {
+    this.config = { ...SLACK_FAKE_DEFAULTS, ...options, channels: options.channels };
+  }
+
+  get botToken(): string {
+    return this.config.botToken;
+  }
+
+  get identity(): { teamId: string; botUserId: string; botId: string; appId: string } {
+    const { teamId, botUserId, botId, appId } = this.config;
+    return { teamId, botUserId, botId, appId };
+  }
+
+  /** `http://127.0.0.1:<port>/api/`, ready for the WebClient's `slackApiUrl`. */
+  get apiUrl(): string {
+    if (!this.baseUrl) throw new Error('SlackApiFake is not started');
+    return `${this.baseUrl}/api/`;
+  }
+
+  get openSockets(): number {
+    return this.sockets.size;
+  }
+
+  async start(): Promise<{ url: string; apiUrl: string }> {
+    if (this.server) throw new Error('SlackApiFake is already started');
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.on('connection', (socket) => {
+      const closed = new Promise<void>((resolve) =>
+        socket.once('close', () => {
+          this.sockets.delete(socket);
+          resolve();
+        }),
+      );
+      this.sockets.set(socket, closed);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    this.server = server;
+    this.baseUrl = `http://127.0.0.1:${address.port}`;
+    return { url: this.baseUrl, apiUrl: this.apiUrl };
+  }
+
+  /** Closes the listener, cuts every connection (held ones included) and cancels pending delays. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    this.baseUrl = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const cancel of [...this.cancellations]) cancel();
+    for (const socket of this.sockets.keys()) socket.destroy();
+    await Promise.all([closed, ...this.sockets.values()]);
+  }
+
+  /** Resolves once no request is being handled (held or delayed ones included). */
+  async idle(): Promise<void> {
+    if (this.inFlight === 0) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Clears recorded calls, messages, pending faults and latency. */
+  reset(): void {
+    this.callLog = [];
+    this.store = new Map();
+    this.postLog = [];
+    this.editLog = [];
+    this.ephemeralLog = [];
+    this.faults = [];
+    this.latencyMs = 0;
+  }
+
+  /** The next `times` calls to `method` (`'*'` for any method) get `fault` instead of a normal answer. */
+  failNext(method: string, fault: SlackFault, times = 1): void {
+    this.faults.push({ method, fault, remaining: times });
+  }
+
+  setLatencyMs(ms: number): void {
+    this.latencyMs = ms;
+  }
+
+  get calls(): SlackApiCall[] {
+    return structuredClone(this.callLog);
+  }
+
+  callsTo(method: string): SlackApiCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** Current state of every channel message, in posting order. */
+  get messages(): FakeSlackMessage[] {
+    return structuredClone([...this.store.values()]);
+  }
+
+  message(channel: string, ts: string): FakeSlackMessage | undefined {
+    const found = this.store.get(key(channel, ts));
+    return found && structuredClone(found);
+  }
+
+  /** Each successful `chat.postMessage`, as posted. */
+  posts(filter?: SlackMessageFilter): SlackPost[] {
+    return structuredClone(this.postLog.filter(matcher(filter)));
+  }
+
+  /** Each successful `chat.update`, as the message stood after it. */
+  edits(filter?: SlackMessageFilter): SlackEdit[] {
+    return structuredClone(this.editLog.filter(matcher(filter)));
+  }
+
+  get ephemerals(): SlackEphemeral[] {
+    return structuredClone(this.ephemeralLog);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.inFlight += 1;
+    try {
+      await this.serve(req, res);
+    } catch (error) {
+      // A bug in the fake must show up in the test, not as a hung request.
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end(`SlackApiFake failed: ${error instanceof Error ? error.stack : String(error)}`);
+      }
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        waiters.forEach((resolve) => resolve());
+      }
+    }
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const raw = await readBody(req);
+    if (!url.pathname.startsWith('/api/')) {
+      sendJson(res, 404, { ok: false, error: 'not_found' });
+      return;
+    }
+    const method = decodeURIComponent(url.pathname.slice('/api/'.length));
+    const { args, encoding } = parseArgs(req.headers['content-type'], raw, url.searchParams);
+    const fault = this.takeFault(method);
+    this.callLog.push({ method, args, at: new Date(), encoding, ...(fault ? { fault } : {}) });
+
+    if (this.latencyMs > 0 && !(await this.pause(this.latencyMs, res))) return;
+    if (!fault) {
+      sendJson(res, 200, this.dispatch(method, args, req));
+      return;
+    }
+    if ('status' in fault) {
+      sendText(res, fault.status, `fake Slack outage (${fault.status})`);
+    } else if ('rateLimit' in fault) {
+      sendJson(
+        res,
+        429,
+        { ok: false, error: 'ratelimited' },
+        { 'Retry-After': String(fault.rateLimit) },
+      );
+    } else if ('error' in fault) {
+      sendJson(res, 200, { ok: false, error: fault.error });
+    } else if ('hangMs' in fault) {
+      if (!(await this.pause(fault.hangMs, res))) return;
+      sendJson(res, 200, this.dispatch(method, args, req));
+    } else {
+      const result = this.dispatch(method, args, req);
+      if (fault.answerAfterMs === undefined) await this.pause(Infinity, res);
+      else if (await this.pause(fault.answerAfterMs, res)) sendJson(res, 200, result);
+    }
+  }
+
+  private dispatch(method: string, args: SlackArgs, req: IncomingMessage): SlackResult {
+    const handler = this.handlers[method];
+    if (!handler) return { ok: false, error: 'unknown_method' };
+    const header = req.headers.authorization;
+    const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length) : str(args.token);
+    if (token === undefined) return { ok: false, error: 'not_authed' };
+    if (token !== this.config.botToken) return { ok: false, error: 'invalid_auth' };
+    return handler(args);
+  }
+
+  private takeFault(method: string): SlackFault | undefined {
+    const entry = this.faults.find((f) => f.method === method || f.method === '*');
+    if (!entry) return undefined;
+    entry.remaining -= 1;
+    if (entry.remaining <= 0) this.faults.splice(this.faults.indexOf(entry), 1);
+    return entry.fault;
+  }
+
+  /** Resolves true after `ms`, or false as soon as the client hangs up or the fake stops. */
+  private pause(ms: number, res: ServerResponse): Promise<boolean> {
+    if (res.destroyed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = Number.isFinite(ms) ? setTimeout(() => finish(true), ms) : undefined;
+      const cancel = (): void => finish(false);
+      const finish = (completed: boolean): void => {
+        clearTimeout(timer);
+        res.off('close', cancel);
+        this.cancellations.delete(cancel);
+        resolve(completed);
+      };
+      res.on('close', cancel);
+      this.cancellations.add(cancel);
+    });
+  }
+
+  private authTest(): SlackResult {
+    const { teamDomain, teamId, botUserId, botId } = this.config;
+    return {
+      ok: true,
+      url: `https://${teamDomain}.slack.com/`,
+      team: 'Tollgate Test',
+      user: 'tollgate',
+      team_id: teamId,
+      user_id: botUserId,
+      bot_id: botId,
+      is_enterprise_install: false,
+    };
+  }
+
+  private postMessage(args: SlackArgs): SlackResult {
+    const channel = this.channelOf(args);
+    if (typeof channel !== 'string') return channel;
+    const content = readContent(args);
+    if ('ok' in content) return content;
+    const metadata = readMetadata(args.metadata);
+    if (metadata === 'invalid') return { ok: false, error: 'invalid_metadata_format' };
+    const version: SlackMessageVersion = { ...content, metadata, at: new Date() };
+    const message: FakeSlackMessage = {
+      ...version,
+      channel,
+      ts: this.nextTs(),
+      thread_ts: str(args.thread_ts),
+      user: this.config.botUserId,
+      bot_id: this.config.botId,
+      edits: 0,
+      history: [version],
+    };
+    this.store.set(key(channel, message.ts), message);
+    this.postLog.push({ ...version, channel, ts: message.ts, thread_ts: message.thread_ts });
+    return { ok: true, channel, ts: message.ts, message: this.wire(message, true) };
+  }
+
+  /** Slack's replacement rule: omitted `blocks` survive only when `text` is omitted too; `[]` clears them. */
+  private update(args: SlackArgs): SlackResult {
+    const channel = this.channelOf(args);
+    if (typeof channel !== 'string') return channel;
+    const ts = str(args.ts);
+    const message = ts === undefined ? undefined : this.store.get(key(channel, ts));
+    if (!message) return { ok: false, error: 'message_not_found' };
+    if (args.text === undefined && args.blocks === undefined && args.attachments === undefined) {
+      return { ok: false, error: 'no_text' };
+    }
+    const content = readContent({
+      text: args.text ?? message.text,
+      blocks: args.blocks ?? (args.text === undefined ? message.blocks : undefined),
+      attachments: args.attachments ?? message.attachments,
+    });
+    if ('ok' in content) return content;
+    const metadata = args.metadata === undefined ? message.metadata : readMetadata(args.metadata);
+    if (metadata === 'invalid') return { ok: false, error: 'invalid_metadata_format' };
+
+    const version: SlackMessageVersion = { ...content, metadata, at: new Date() };
+    Object.assign(message, version);
+    message.edits += 1;
+    message.history.push(version);
+    this.editLog.push({
+      ...version,
+      channel,
+      ts: message.ts,
+      thread_ts: message.thread_ts,
+      edit: message.edits,
+    });
+    const updated = this.wire(message, true);
+    return { ok: true, channel, ts: message.ts, text: message.text, message: updated };
+  }
+
+  private postEphemeral(args: SlackArgs): SlackResult {
+    const channel = this.channelOf(args);
+    if (typeof channel !== 'string') return channel;
+    const user = str(args.user);
+    if (user === undefined) return { ok: false, error: 'user_not_found' };
+    const content = readContent(args);
+    if ('ok' in content) return content;
+    const messageTs = this.nextTs();
+    this.ephemeralLog.push({
+      channel,
+      user,
+      message_ts: messageTs,
+      thread_ts: str(args.thread_ts),
+      text: content.text,
+      blocks: content.blocks,
+      at: new Date(),
+    });
+    return { ok: true, message_ts: messageTs };
+  }
+
+  /** The whole thread, parent first, whichever message of it `ts` names. */
+  private replies(args: SlackArgs): SlackResult {
+    const channel = this.channelOf(args);
+    if (typeof channel !== 'string') return channel;
+    const ts = str(args.ts);
+    const named = ts === undefined ? undefined : this.store.get(key(channel, ts));
+    const rootTs = named?.thread_ts ?? named?.ts;
+    const root = rootTs === undefined ? undefined : this.store.get(key(channel, rootTs));
+    if (!root) return { ok: false, error: 'thread_not_found' };
+    const replies = [...this.store.values()]
+      .filter((m) => m.channel === channel && m.thread_ts === root.ts && m.ts !== root.ts)
+      .sort(byTs);
+    const withMetadata = flag(args.include_all_metadata);
+    const parent = {
+      ...this.wire(root, withMetadata),
+      ...(replies.length > 0
+        ? { thread_ts: root.ts, reply_count: replies.length, latest_reply: replies.at(-1)?.ts }
+        : {}),
+    };
+    const rest = replies.map((m) => ({ ...this.wire(m, withMetadata), parent_user_id: root.user }));
+    return paginate([parent, ...rest], args);
+  }
+
+  /** Top-level messages of a channel, newest first, as Slack lists them. */
+  private history(args: SlackArgs): SlackResult {
+    const channel = this.channelOf(args);
+    if (typeof channel !== 'string') return channel;
+    const withMetadata = flag(args.include_all_metadata);
+    const topLevel = [...this.store.values()]
+      .filter((m) => m.channel === channel && (m.thread_ts === undefined || m.thread_ts === m.ts))
+      .sort(byTs)
+      .reverse()
+      .map((m) => this.wire(m, withMetadata));
+    return paginate(topLevel, args);
+  }
+
+  private channelOf(args: SlackArgs): string | SlackResult {
+    const channel = str(args.channel);
+    const known = this.config.channels;
+    if (channel === undefined || (known && !known.includes(channel))) {
+      return { ok: false, error: 'channel_not_found' };
+    }
+    return channel;
+  }
+
+  private wire(message: FakeSlackMessage, withMetadata: boolean): Record<string, unknown> {
+    return {
+      type: 'message',
+      user: message.user,
+      bot_id: message.bot_id,
+      app_id: this.config.appId,
+      team: this.config.teamId,
+      text: message.text,
+      ts: message.ts,
+      ...(message.thread_ts !== undefined ? { thread_ts: message.thread_ts } : {}),
+      ...(message.blocks ? { blocks: message.blocks } : {}),
+      ...(message.attachments ? { attachments: message.attachments } : {}),
+      ...(withMetadata && message.metadata ? { metadata: message.metadata } : {}),
+    };
+  }
+
+  private nextTs(): string {
+    this.tsSequence += 1;
+    const micros = this.tsSequence * 100;
+    const seconds = this.config.firstTsSeconds + Math.floor(micros / 1_000_000);
+    return `${seconds}.${String(micros % 1_000_000).padStart(6, '0')}`;
+  }
+}
+
+function readContent(args: SlackArgs): Content | SlackResult {
+  const text = str(args.text) ?? '';
+  let blocks: SlackBlock[] | undefined;
+  if (args.blocks !== undefined) {
+    if (!Array.isArray(args.blocks)) return { ok: false, error: 'invalid_blocks_format' };
+    const problems = validateBlocks(args.blocks);
+    if (problems.length > 0) {
+      return {
+        ok: false,
+        error: 'invalid_blocks',
+        errors: problems,
+        response_metadata: { messages: problems.map((p) => `[ERROR] ${p}`) },
+      };
+    }
+    blocks = args.blocks.length > 0 ? (args.blocks as SlackBlock[]) : undefined;
+  }
+  let attachments: unknown[] | undefined;
+  if (args.attachments !== undefined) {
+    if (!Array.isArray(args.attachments)) return { ok: false, error: 'invalid_attachments' };
+    attachments = args.attachments.length > 0 ? args.attachments : undefined;
+  }
+  if (text === '' && !blocks && !attachments) return { ok: false, error: 'no_text' };
+  if (text.length > MAX_TEXT) return { ok: false, error: 'msg_too_long' };
+  return { text, blocks, attachments };
+}
+
+/** `{}` is how a caller clears metadata on `chat.update`; anything else must be well formed. */
+function readMetadata(value: unknown): SlackMetadata | undefined | 'invalid' {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'invalid';
+  const candidate = value as Partial<SlackMetadata>;
+  if (Object.keys(candidate).length === 0) return undefined;
+  const payload = candidate.event_payload;
+  if (typeof candidate.event_type !== 'string' || typeof payload !== 'object' || payload === null) {
+    return 'invalid';
+  }
+  return { event_type: candidate.event_type, event_payload: payload };
+}
+
+function paginate(items: unknown[], args: SlackArgs): SlackResult {
+  const limit = Number(args.limit ?? DEFAULT_PAGE) || DEFAULT_PAGE;
+  const cursor = str(args.cursor);
+  let offset = 0;
+  if (cursor !== undefined && cursor !== '') {
+    const match = /^offset:(\d+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+    if (!match) return { ok: false, error: 'invalid_cursor' };
+    offset = Number(match[1]);
+  }
+  const page = items.slice(offset, offset + limit);
+  const hasMore = offset + limit < items.length;
+  const next = hasMore ? Buffer.from(`offset:${offset + limit}`).toString('base64') : '';
+  return { ok: true, messages: page, has_more: hasMore, response_metadata: { next_cursor: next } };
+}
+
+/**
+ * The SDK sends form fields and JSON-stringifies every non-scalar argument into one field;
+ * Slack also accepts JSON bodies. Both end up as the same args.
+ */
+function parseArgs(
+  contentType: string | undefined,
+  raw: string,
+  query: URLSearchParams,
+): { args: SlackArgs; encoding: SlackApiCall['encoding'] } {
+  const args: SlackArgs = Object.fromEntries(query);
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/json') {
+    const body: unknown = raw === '' ? {} : safeJson(raw);
+    if (typeof body === 'object' && body !== null) Object.assign(args, body);
+    return { args, encoding: 'json' };
+  }
+  if (raw === '') return { args, encoding: 'none' };
+  Object.assign(args, Object.fromEntries(new URLSearchParams(raw)));
+  for (const field of JSON_FIELDS) {
+    const value = args[field];
+    // An unparsable string stays a string so the method answers Slack's format error.
+    if (typeof value === 'string') args[field] = safeJson(value) ?? value;
+  }
+  return { args, encoding: 'form' };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: SlackResult,
+  headers: Record<string, string> = {},
+): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendText(res: ServerResponse, status: number, body: string): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(body);
+}
+
+function matcher(filter: SlackMessageFilter | undefined): (message: SlackPost) => boolean {
+  if (filter === undefined) return () => true;
+  if (typeof filter === 'function') return filter;
+  return (m) =>
+    (filter.channel === undefined || m.channel === filter.channel) &&
+    (filter.ts === undefined || m.ts === filter.ts) &&
+    (filter.thread_ts === undefined || m.thread_ts === filter.thread_ts);
+}
+
+function key(channel: string, ts: string): string {
+  return `${channel}/${ts}`;
+}
+
+function str(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+function flag(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1' || value === 1;
+}
+
+function byTs(a: { ts: string }, b: { ts: string }): number {
+  return Number(a.ts) - Number(b.ts);
+}
