@@ -20,7 +20,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper: {
-    '^@tollgate/(protocol|messaging|persistence|service-runtime)$': '<rootDir>/libs/$1/src',
+    '^@tollgate/([a-z-]+)$': '<rootDir>/libs/$1/src',
   },
   testTimeout: 60_000,
   maxWorkers: 2,

@@ -1,0 +1,73 @@
+import type {
+  Conversation,
+  Person,
+  Platform,
+  TextRole,
+  ToolInteractionRequest,
+} from '@tollgate/protocol';
+
+/**
+ * Where a posted message lives on its platform. Slack: channel + ts; Discord: channel +
+ * message id; Mattermost: channel + post id. Stored in the prompt journal as written.
+ */
+export interface MessageRef {
+  readonly channelId: string;
+  readonly messageId: string;
+}
+
+/**
+ * What a prompt should show, whole: renderers rebuild the message from this every time
+ * (Mattermost strips button integrations on read, so nothing may be read back and patched).
+ * Buttons are shown for `pending` and `refreshed` only.
+ */
+export type PromptView =
+  | { readonly kind: 'pending'; readonly request: ToolInteractionRequest }
+  | { readonly kind: 'refreshed'; readonly request: ToolInteractionRequest }
+  | {
+      readonly kind: 'resolved';
+      readonly request: ToolInteractionRequest;
+      readonly optionKey: string;
+      readonly label: string;
+      readonly resolvedBy: Person;
+    }
+  | { readonly kind: 'abandoned'; readonly request: ToolInteractionRequest; readonly reason?: string }
+  | { readonly kind: 'expired'; readonly request: ToolInteractionRequest; readonly reason?: string };
+
+export type PromptViewKind = PromptView['kind'];
+
+/** A prompt as the platform sees it: its conversation and the opaque reference buttons carry. */
+export interface PromptTarget {
+  readonly conversation: Conversation;
+  /**
+   * Opaque, letters and digits only, at most 32 characters: it fits every platform's button
+   * id limit (Mattermost allows only [A-Za-z0-9]); the binding resolves it via its journal.
+   */
+  readonly promptRef: string;
+}
+
+/** How the core should treat a failed platform call. */
+export type PlatformFailure =
+  | { readonly kind: 'transient'; readonly reason: string; readonly retryAfterMs?: number }
+  | { readonly kind: 'permanent'; readonly reason: string };
+
+/**
+ * The one thing that differs between bindings. Every call is made with the SDK's own
+ * retries off: the core retries through JetStream, honouring `retryAfterMs`.
+ */
+export interface PlatformAdapter {
+  readonly platform: Platform;
+  postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef>;
+  editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void>;
+  /** Shown only to `to` (Slack ephemeral, Discord ephemeral follow-up, Mattermost ephemeral post). */
+  sendNotice(conversation: Conversation, to: Person, text: string, near?: MessageRef): Promise<void>;
+  /** A reply in the conversation; `outputId` lets a retry find a post that timed out. */
+  postText(conversation: Conversation, text: string, role: TextRole, outputId: string): Promise<MessageRef>;
+  /**
+   * Finds a prompt already posted for this target (a post that timed out after the platform
+   * accepted it), so a retry edits it instead of posting twice. Undefined when not found.
+   */
+  findPostedPrompt?(target: PromptTarget): Promise<MessageRef | undefined>;
+  classifyFailure(error: unknown): PlatformFailure;
+}
+
+export const PLATFORM_ADAPTER = Symbol('PLATFORM_ADAPTER');
