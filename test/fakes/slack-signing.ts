@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 
-export interface SlackSignatureHeaders {
+// A type alias, not an interface, so it passes straight into fetch's `headers`.
+export type SlackSignatureHeaders = {
   'x-slack-request-timestamp': string;
   'x-slack-signature': string;
-}
+};
 
 /**
  * Signs an inbound request the way Slack does (reference §1.6): `v0=` + hex

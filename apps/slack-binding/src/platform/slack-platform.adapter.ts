@@ -1,0 +1,95 @@
+import type { MessageRef, PlatformAdapter, PromptTarget, PromptView } from '@tollgate/binding-core';
+import type { Conversation, Person, TextRole } from '@tollgate/protocol';
+import { WebClient } from '@slack/web-api';
+import { renderSlackPrompt } from '../rendering/slack-prompt.renderer';
+import { classifySlackFailure } from './slack-failure.classifier';
+
+/** Message metadata event types: a retry finds what it may already have posted by these. */
+export const PROMPT_METADATA_TYPE = 'tollgate_prompt';
+export const TEXT_METADATA_TYPE = 'tollgate_text';
+const TEXT_LIMIT = 40_000;
+
+export interface SlackAdapterOptions {
+  token: string;
+  apiUrl: string;
+  /** A call that takes longer is abandoned and retried through JetStream. */
+  timeoutMs?: number;
+}
+
+/**
+ * Slack through the official WebClient with its own retries off: JetStream redelivery does
+ * the retrying, so a slow Slack never holds a consumer slot for 30 minutes.
+ */
+export class SlackPlatformAdapter implements PlatformAdapter {
+  readonly platform = 'slack' as const;
+  private readonly client: WebClient;
+
+  constructor(options: SlackAdapterOptions) {
+    this.client = new WebClient(options.token, {
+      slackApiUrl: options.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: options.timeoutMs ?? 10_000,
+    });
+  }
+
+  async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
+    const message = renderSlackPrompt(view, target.promptRef);
+    const result = await this.client.chat.postMessage({
+      channel: target.conversation.channelId,
+      ...threadOf(target.conversation),
+      text: message.text,
+      blocks: [...message.blocks],
+      metadata: {
+        event_type: PROMPT_METADATA_TYPE,
+        event_payload: { promptRef: target.promptRef },
+      },
+    });
+    return {
+      channelId: result.channel ?? target.conversation.channelId,
+      messageId: result.ts ?? '',
+    };
+  }
+
+  async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
+    const message = renderSlackPrompt(view, target.promptRef);
+    await this.client.chat.update({
+      channel: ref.channelId,
+      ts: ref.messageId,
+      text: message.text,
+      blocks: [...message.blocks],
+    });
+  }
+
+  async sendNotice(conversation: Conversation, to: Person, text: string): Promise<void> {
+    await this.client.chat.postEphemeral({
+      channel: conversation.channelId,
+      user: to.id,
+      text,
+      ...threadOf(conversation),
+    });
+  }
+
+  async postText(
+    conversation: Conversation,
+    text: string,
+    _role: TextRole,
+    outputId: string,
+  ): Promise<MessageRef> {
+    const result = await this.client.chat.postMessage({
+      channel: conversation.channelId,
+      ...threadOf(conversation),
+      text: text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text,
+      metadata: { event_type: TEXT_METADATA_TYPE, event_payload: { outputId } },
+    });
+    return { channelId: result.channel ?? conversation.channelId, messageId: result.ts ?? '' };
+  }
+
+  classifyFailure(error: unknown) {
+    return classifySlackFailure(error);
+  }
+}
+
+function threadOf(conversation: Conversation): { thread_ts?: string } {
+  return conversation.threadId ? { thread_ts: conversation.threadId } : {};
+}

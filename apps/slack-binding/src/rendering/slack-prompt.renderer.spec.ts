@@ -1,0 +1,80 @@
+import type { PromptView } from '@tollgate/binding-core';
+import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
+import { renderSlackPrompt } from './slack-prompt.renderer';
+
+const request = {
+  type: 'ToolInteractionRequest',
+  v: 1,
+  id: 'slack-abc:5:0',
+  sessionId: 'slack-abc',
+  conversation: { platform: 'slack', workspaceId: 'T1', channelId: 'C1', threadId: '1.2' },
+  occurredAt: '2026-11-29T00:00:00.000Z',
+  seq: 5,
+  callId: 'call_2_1',
+  batchId: 'batch_3',
+  toolName: 'write_note',
+  displayText: 'Write a note: "<b>milk</b> & eggs"',
+  requester: { id: 'U123', displayName: 'Alice' },
+  principal: 'user',
+  options: standardOptions(),
+} as ToolInteractionRequest;
+
+const actionsOf = (view: PromptView) =>
+  renderSlackPrompt(view, 'ref123').blocks.filter((b) => b.type === 'actions');
+const textOf = (view: PromptView) => JSON.stringify(renderSlackPrompt(view, 'ref123').blocks);
+
+describe('Slack prompt renderer', () => {
+  it('shows tool, request and requester, and one button per option with the prompt ref', () => {
+    const message = renderSlackPrompt({ kind: 'pending', request }, 'ref123');
+    const section = JSON.stringify(message.blocks[0]);
+    expect(section).toContain('write_note');
+    expect(section).toContain('&lt;b&gt;milk&lt;/b&gt; &amp; eggs');
+    expect(section).toContain('<@U123>');
+    const [actions] = actionsOf({ kind: 'pending', request });
+    expect(actions?.elements).toEqual([
+      expect.objectContaining({
+        action_id: 'tollgate:approve_once',
+        value: 'ref123',
+        style: 'primary',
+      }),
+      expect.not.objectContaining({ style: expect.anything() }),
+      expect.not.objectContaining({ style: expect.anything() }),
+      expect.objectContaining({ action_id: 'tollgate:deny', style: 'danger' }),
+    ]);
+    expect(message.text).toContain('write_note');
+  });
+
+  it('keeps the buttons and says "still valid" after a restart', () => {
+    expect(actionsOf({ kind: 'refreshed', request })).toHaveLength(1);
+    expect(textOf({ kind: 'refreshed', request })).toMatch(/restart.*still valid/);
+  });
+
+  it.each([
+    [
+      { kind: 'abandoned', request, reason: 'superseded by a newer message' } as const,
+      'superseded',
+    ],
+    [{ kind: 'expired', request, reason: 'this request has expired' } as const, 'expired'],
+    [
+      {
+        kind: 'resolved',
+        request,
+        optionKey: 'approve_once',
+        label: 'Approve once',
+        resolvedBy: { id: 'U999' },
+      } as const,
+      'Approve once* by <@U999>',
+    ],
+  ])('removes the buttons once the prompt is %s', (view, shown) => {
+    expect(actionsOf(view)).toHaveLength(0);
+    expect(textOf(view)).toContain(shown);
+  });
+
+  it('truncates a long display text to the section limit', () => {
+    const long = { ...request, displayText: 'x'.repeat(12_000) };
+    const section = renderSlackPrompt({ kind: 'pending', request: long }, 'r').blocks[0] as {
+      text: { text: string };
+    };
+    expect(section.text.text.length).toBeLessThanOrEqual(3_000);
+  });
+});

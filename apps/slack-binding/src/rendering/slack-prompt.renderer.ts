@@ -1,0 +1,106 @@
+import type { PromptView } from '@tollgate/binding-core';
+import type { Option, Person } from '@tollgate/protocol';
+
+/**
+ * Block Kit for a prompt. Limits from Slack's block reference: section text ≤ 3000, button
+ * text ≤ 75, action_id and block_id ≤ 255, button value ≤ 2000. The actions block exists only
+ * while the prompt can be answered; every other state is rendered without it.
+ */
+const SECTION_LIMIT = 3_000;
+const FALLBACK_LIMIT = 3_000;
+
+/** Button action ids: `tollgate:<optionKey>`; the value is the prompt's opaque reference. */
+export const ACTION_ID_PREFIX = 'tollgate:';
+
+export interface SlackMessage {
+  readonly text: string;
+  readonly blocks: readonly Record<string, unknown>[];
+}
+
+export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMessage {
+  const { request } = view;
+  const header = `*${escape(request.toolName)}* wants approval`;
+  const body = truncate(
+    `${header}\n${quote(request.displayText)}\nRequested by ${mention(request.requester)}`,
+    SECTION_LIMIT,
+  );
+  const blocks: Record<string, unknown>[] = [
+    { type: 'section', block_id: 'tollgate_request', text: { type: 'mrkdwn', text: body } },
+  ];
+  if (view.kind === 'pending' || view.kind === 'refreshed') {
+    blocks.push({
+      type: 'actions',
+      // A new block_id per state, as Slack asks for updated messages.
+      block_id: `tollgate_actions_${view.kind}`,
+      elements: request.options.map((option) => button(option, promptRef)),
+    });
+  }
+  const status = statusLine(view);
+  if (status) {
+    blocks.push({
+      type: 'context',
+      block_id: `tollgate_status_${view.kind}`,
+      elements: [{ type: 'mrkdwn', text: status }],
+    });
+  }
+  const fallback = `${request.toolName} wants approval${status ? ` — ${plain(status)}` : ''}`;
+  return { text: truncate(fallback, FALLBACK_LIMIT), blocks };
+}
+
+function statusLine(view: PromptView): string | undefined {
+  switch (view.kind) {
+    case 'pending':
+      return undefined;
+    case 'refreshed':
+      return ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
+    case 'resolved':
+      return `*${escape(view.label)}* by ${mention(view.resolvedBy)}`;
+    case 'abandoned':
+      return `:no_entry_sign: This request was superseded${reasonSuffix(view.reason, 'superseded')}.`;
+    case 'expired':
+      return `:hourglass: This request has expired${reasonSuffix(view.reason, 'expired')}.`;
+  }
+}
+
+function button(option: Option, promptRef: string): Record<string, unknown> {
+  return {
+    type: 'button',
+    action_id: `${ACTION_ID_PREFIX}${option.key}`,
+    value: promptRef,
+    text: { type: 'plain_text', text: truncate(option.label, 75), emoji: true },
+    // Slack knows primary and danger; the default style is the absence of `style`.
+    ...(option.style === 'default' ? {} : { style: option.style }),
+  };
+}
+
+function reasonSuffix(reason: string | undefined, already: string): string {
+  if (!reason) return '';
+  const trimmed = reason.replace(new RegExp(`^${already}\\s*`, 'i'), '').trim();
+  return trimmed ? ` (${escape(trimmed)})` : '';
+}
+
+function mention(person: Person): string {
+  return /^[UW][A-Z0-9]+$/.test(person.id)
+    ? `<@${person.id}>`
+    : escape(person.displayName ?? person.id);
+}
+
+function quote(text: string): string {
+  return escape(text)
+    .split('\n')
+    .map((line) => `>${line}`)
+    .join('\n');
+}
+
+/** Slack's mrkdwn treats &, < and > as control characters. */
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function plain(mrkdwn: string): string {
+  return mrkdwn.replace(/[*_~]|:[a-z_]+: /g, '');
+}
+
+function truncate(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
+}
