@@ -29,9 +29,10 @@ export class SessionServiceFixture {
   static async create(
     label: string,
     extraEnv: Record<string, string> = {},
+    options: { prefix?: string } = {},
   ): Promise<SessionServiceFixture> {
     const fixture = new SessionServiceFixture(
-      uniqueToken(label).slice(0, 24),
+      options.prefix ?? uniqueToken(label).slice(0, 24),
       createTestSchema(label),
       await connectTestNats(),
       extraEnv,

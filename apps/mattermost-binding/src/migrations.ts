@@ -1,4 +1,4 @@
-import type { MigrationClass } from '@tollgate/persistence';
+import { bindingMigrations } from '@tollgate/binding-core';
 
-/** Every migration of this service's schema, in order (also run by `npm run migrate`). */
-export const MIGRATIONS: readonly MigrationClass[] = [];
+/** The binding core's tables, then this binding's own (none yet), in order; also run by `npm run migrate`. */
+export const MIGRATIONS = bindingMigrations([]);

@@ -1,27 +1,39 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { bindingConsumer, streamDefinitions } from '@tollgate/protocol';
+import { BindingCoreModule, bindingProvisionPlan, PLATFORM_ADAPTER } from '@tollgate/binding-core';
 import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
+import { SlackEventsController } from './inbound/slack-events.controller';
+import { SlackInteractionsController } from './inbound/slack-interactions.controller';
+import { SlackSignatureGuard } from './inbound/slack-signature.guard';
 import { MIGRATIONS } from './migrations';
+import { SlackPlatformAdapter } from './platform/slack-platform.adapter';
 import type { SlackBindingConfig } from './slack-binding.config';
+import { SLACK_CONFIG } from './slack-binding.tokens';
 
 @Module({})
 export class SlackBindingModule {
   static forRoot(config: SlackBindingConfig, logger: Logger): DynamicModule {
-    const prefix = config.TOLLGATE_SUBJECT_PREFIX;
-    const streams = streamDefinitions(prefix, { outMaxAgeDays: config.TOLLGATE_OUT_MAX_AGE_DAYS });
     return {
       module: SlackBindingModule,
       imports: [
         ServiceRuntimeModule.forRoot(config, logger),
         InfrastructureModule.forRoot({
-          provisionPlan: {
-            streams: [streams.commands, streams.outputs, streams.deadLetters],
-            consumers: [bindingConsumer(prefix, 'slack', config.TOLLGATE_ACK_WAIT_MS)],
-          },
+          provisionPlan: bindingProvisionPlan(config, 'slack'),
           migrations: MIGRATIONS,
         }),
+        BindingCoreModule.forRoot({
+          platform: 'slack',
+          adapter: {
+            provide: PLATFORM_ADAPTER,
+            useValue: new SlackPlatformAdapter({
+              token: config.SLACK_BOT_TOKEN,
+              apiUrl: config.SLACK_API_URL,
+            }),
+          },
+        }),
       ],
+      controllers: [SlackEventsController, SlackInteractionsController],
+      providers: [{ provide: SLACK_CONFIG, useValue: config }, SlackSignatureGuard],
     };
   }
 }

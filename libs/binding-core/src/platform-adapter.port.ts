@@ -30,8 +30,16 @@ export type PromptView =
       readonly label: string;
       readonly resolvedBy: Person;
     }
-  | { readonly kind: 'abandoned'; readonly request: ToolInteractionRequest; readonly reason?: string }
-  | { readonly kind: 'expired'; readonly request: ToolInteractionRequest; readonly reason?: string };
+  | {
+      readonly kind: 'abandoned';
+      readonly request: ToolInteractionRequest;
+      readonly reason?: string;
+    }
+  | {
+      readonly kind: 'expired';
+      readonly request: ToolInteractionRequest;
+      readonly reason?: string;
+    };
 
 export type PromptViewKind = PromptView['kind'];
 
@@ -59,9 +67,19 @@ export interface PlatformAdapter {
   postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef>;
   editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void>;
   /** Shown only to `to` (Slack ephemeral, Discord ephemeral follow-up, Mattermost ephemeral post). */
-  sendNotice(conversation: Conversation, to: Person, text: string, near?: MessageRef): Promise<void>;
+  sendNotice(
+    conversation: Conversation,
+    to: Person,
+    text: string,
+    near?: MessageRef,
+  ): Promise<void>;
   /** A reply in the conversation; `outputId` lets a retry find a post that timed out. */
-  postText(conversation: Conversation, text: string, role: TextRole, outputId: string): Promise<MessageRef>;
+  postText(
+    conversation: Conversation,
+    text: string,
+    role: TextRole,
+    outputId: string,
+  ): Promise<MessageRef>;
   /**
    * Finds a prompt already posted for this target (a post that timed out after the platform
    * accepted it), so a retry edits it instead of posting twice. Undefined when not found.

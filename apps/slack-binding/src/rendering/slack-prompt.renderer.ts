@@ -1,4 +1,5 @@
 import type { PromptView } from '@tollgate/binding-core';
+import type { Button, KnownBlock } from '@slack/types';
 import type { Option, Person } from '@tollgate/protocol';
 
 /**
@@ -14,7 +15,7 @@ export const ACTION_ID_PREFIX = 'tollgate:';
 
 export interface SlackMessage {
   readonly text: string;
-  readonly blocks: readonly Record<string, unknown>[];
+  readonly blocks: readonly KnownBlock[];
 }
 
 export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMessage {
@@ -24,7 +25,7 @@ export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMes
     `${header}\n${quote(request.displayText)}\nRequested by ${mention(request.requester)}`,
     SECTION_LIMIT,
   );
-  const blocks: Record<string, unknown>[] = [
+  const blocks: KnownBlock[] = [
     { type: 'section', block_id: 'tollgate_request', text: { type: 'mrkdwn', text: body } },
   ];
   if (view.kind === 'pending' || view.kind === 'refreshed') {
@@ -62,7 +63,7 @@ function statusLine(view: PromptView): string | undefined {
   }
 }
 
-function button(option: Option, promptRef: string): Record<string, unknown> {
+function button(option: Option, promptRef: string): Button {
   return {
     type: 'button',
     action_id: `${ACTION_ID_PREFIX}${option.key}`,

@@ -1,0 +1,184 @@
+import {
+  type ClassProvider,
+  type DynamicModule,
+  type ExistingProvider,
+  type FactoryProvider,
+  Module,
+  type ValueProvider,
+} from '@nestjs/common';
+import { type Platform, Subjects } from '@tollgate/protocol';
+import {
+  type BaseConfig,
+  DatabaseClient,
+  NatsClient,
+  SERVICE_CONFIG,
+  SERVICE_LOGGER,
+} from '@tollgate/service-runtime';
+import type { Logger } from 'pino';
+import { BindingOutputConsumer } from './binding-output.consumer';
+import { BINDING_CORE_OPTIONS, COMMAND_PUBLISHER, REPLICA_ID } from './binding-core.tokens';
+import type { BindingCoreSettings } from './binding-core.settings';
+import type { CommandPublisher } from './inbound/command-publisher.port';
+import { ForwardClick } from './inbound/forward-click.usecase';
+import { ForwardMessage } from './inbound/forward-message.usecase';
+import { HasSession } from './inbound/has-session.query';
+import { JetStreamCommandPublisher } from './inbound/jetstream-command.publisher';
+import { DeliveredOutputsRepository } from './journal/delivered-outputs.repository';
+import { KnownSessionsRepository } from './journal/known-sessions.repository';
+import { PromptJournalRepository } from './journal/prompt-journal.repository';
+import { HandleOutput } from './outputs/handle-output.usecase';
+import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
+import { newReplicaId } from './replica-id';
+
+/** A provider of {@link PLATFORM_ADAPTER}: the one thing each binding brings. */
+export type PlatformAdapterProvider =
+  | ClassProvider<PlatformAdapter>
+  | ValueProvider<PlatformAdapter>
+  | FactoryProvider<PlatformAdapter>
+  | ExistingProvider<PlatformAdapter>;
+
+export interface BindingCoreOptions {
+  readonly platform: Platform;
+  /** Must provide PLATFORM_ADAPTER; checked at start against `platform`. */
+  readonly adapter: PlatformAdapterProvider;
+  /** How long a claim holds a prompt; default 2 × TOLLGATE_ACK_WAIT_MS. */
+  readonly leaseMs?: number;
+  /** Outputs handled at once per replica; ConsumerHost's default when absent. */
+  readonly maxInFlight?: number;
+}
+
+/**
+ * A lease must outlive one live handling attempt, or a second replica would start the same
+ * effect while the first is still talking to the platform; the runner keeps the message's own
+ * ack_wait alive with working(), but nothing extends the lease. One ack_wait is what JetStream
+ * already allows a handler before it redelivers, so a platform call taking longer is abnormal;
+ * twice that leaves room for it and both transactions, and still lets a replica that died
+ * mid-effect be taken over within a minute at the default ack_wait.
+ */
+export function defaultLeaseMs(ackWaitMs: number): number {
+  return 2 * ackWaitMs;
+}
+
+/**
+ * The prompt lifecycle shared by the bindings: repositories on the service's data source, the
+ * output consumer, and the inbound use cases. Global, so a binding's controllers inject
+ * ForwardClick, ForwardMessage, HasSession and PLATFORM_ADAPTER directly. Needs
+ * ServiceRuntimeModule and InfrastructureModule (with {@link bindingMigrations} and
+ * {@link bindingProvisionPlan}) imported beside it.
+ */
+@Module({})
+export class BindingCoreModule {
+  static forRoot(options: BindingCoreOptions): DynamicModule {
+    if (options.adapter.provide !== PLATFORM_ADAPTER) {
+      throw new Error('BindingCoreModule: the adapter provider must provide PLATFORM_ADAPTER');
+    }
+    return {
+      module: BindingCoreModule,
+      global: true,
+      providers: [
+        options.adapter,
+        {
+          provide: BINDING_CORE_OPTIONS,
+          useFactory: (config: BaseConfig): BindingCoreSettings => ({
+            platform: options.platform,
+            leaseMs: options.leaseMs ?? defaultLeaseMs(config.TOLLGATE_ACK_WAIT_MS),
+            ...(options.maxInFlight === undefined ? {} : { maxInFlight: options.maxInFlight }),
+          }),
+          inject: [SERVICE_CONFIG],
+        },
+        { provide: REPLICA_ID, useFactory: newReplicaId },
+        {
+          provide: PromptJournalRepository,
+          useFactory: (database: DatabaseClient) =>
+            new PromptJournalRepository(() => database.whenReady()),
+          inject: [DatabaseClient],
+        },
+        {
+          provide: DeliveredOutputsRepository,
+          useFactory: (database: DatabaseClient) =>
+            new DeliveredOutputsRepository(() => database.whenReady()),
+          inject: [DatabaseClient],
+        },
+        {
+          provide: KnownSessionsRepository,
+          useFactory: (database: DatabaseClient) =>
+            new KnownSessionsRepository(() => database.whenReady()),
+          inject: [DatabaseClient],
+        },
+        {
+          provide: COMMAND_PUBLISHER,
+          useFactory: (config: BaseConfig, nats: NatsClient): CommandPublisher =>
+            new JetStreamCommandPublisher(
+              new Subjects(config.TOLLGATE_SUBJECT_PREFIX),
+              async () => (await nats.whenReady()).publisher,
+            ),
+          inject: [SERVICE_CONFIG, NatsClient],
+        },
+        {
+          provide: HandleOutput,
+          useFactory: (
+            config: BaseConfig,
+            logger: Logger,
+            settings: BindingCoreSettings,
+            adapter: PlatformAdapter,
+            replicaId: string,
+            prompts: PromptJournalRepository,
+            deliveries: DeliveredOutputsRepository,
+            sessions: KnownSessionsRepository,
+          ) =>
+            new HandleOutput({
+              subjects: new Subjects(config.TOLLGATE_SUBJECT_PREFIX),
+              prompts,
+              deliveries,
+              sessions,
+              adapter,
+              replicaId,
+              leaseMs: settings.leaseMs,
+              logger: logger.child({ component: 'binding-core', replicaId }),
+            }),
+          inject: [
+            SERVICE_CONFIG,
+            SERVICE_LOGGER,
+            BINDING_CORE_OPTIONS,
+            PLATFORM_ADAPTER,
+            REPLICA_ID,
+            PromptJournalRepository,
+            DeliveredOutputsRepository,
+            KnownSessionsRepository,
+          ],
+        },
+        {
+          provide: ForwardClick,
+          useFactory: (prompts: PromptJournalRepository, commands: CommandPublisher) =>
+            new ForwardClick({ prompts, commands, now: () => new Date() }),
+          inject: [PromptJournalRepository, COMMAND_PUBLISHER],
+        },
+        {
+          provide: ForwardMessage,
+          useFactory: (sessions: KnownSessionsRepository, commands: CommandPublisher) =>
+            new ForwardMessage({ sessions, commands, now: () => new Date() }),
+          inject: [KnownSessionsRepository, COMMAND_PUBLISHER],
+        },
+        {
+          provide: HasSession,
+          useFactory: (sessions: KnownSessionsRepository) => new HasSession(sessions),
+          inject: [KnownSessionsRepository],
+        },
+        BindingOutputConsumer,
+      ],
+      exports: [
+        PLATFORM_ADAPTER,
+        BINDING_CORE_OPTIONS,
+        REPLICA_ID,
+        COMMAND_PUBLISHER,
+        PromptJournalRepository,
+        DeliveredOutputsRepository,
+        KnownSessionsRepository,
+        HandleOutput,
+        ForwardClick,
+        ForwardMessage,
+        HasSession,
+      ],
+    };
+  }
+}

@@ -1,0 +1,58 @@
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { bindingConsumer } from '@tollgate/protocol';
+import {
+  type BaseConfig,
+  ConsumerHost,
+  DatabaseClient,
+  NatsClient,
+  SERVICE_CONFIG,
+  SERVICE_LOGGER,
+} from '@tollgate/service-runtime';
+import type { Logger } from 'pino';
+import { BINDING_CORE_OPTIONS } from './binding-core.tokens';
+import type { BindingCoreSettings } from './binding-core.settings';
+import { HandleOutput } from './outputs/handle-output.usecase';
+import { outputMessageHandler } from './outputs/output.consumer';
+import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
+
+/**
+ * Runs the binding's durable consumer once PostgreSQL is migrated and NATS provisioned.
+ * ConsumerHost drains it on shutdown, so a pending prompt never holds a replica up (B14).
+ */
+@Injectable()
+export class BindingOutputConsumer implements OnApplicationBootstrap {
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    @Inject(BINDING_CORE_OPTIONS) private readonly settings: BindingCoreSettings,
+    @Inject(PLATFORM_ADAPTER) private readonly adapter: PlatformAdapter,
+    private readonly handleOutput: HandleOutput,
+    private readonly database: DatabaseClient,
+    private readonly nats: NatsClient,
+    private readonly consumers: ConsumerHost,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const { platform } = this.settings;
+    if (this.adapter.platform !== platform) {
+      throw new Error(
+        `the ${this.adapter.platform} adapter was given to the ${platform} binding core`,
+      );
+    }
+    const ready = Promise.all([this.database.whenReady(), this.nats.whenReady()]);
+    void this.consumers.run(
+      bindingConsumer(
+        this.config.TOLLGATE_SUBJECT_PREFIX,
+        platform,
+        this.config.TOLLGATE_ACK_WAIT_MS,
+      ),
+      outputMessageHandler(this.handleOutput, this.logger.child({ component: 'outputs' })),
+      {
+        after: ready,
+        ...(this.settings.maxInFlight === undefined
+          ? {}
+          : { maxInFlight: this.settings.maxInFlight }),
+      },
+    );
+  }
+}

@@ -1,0 +1,21 @@
+import type { ProvisionPlan } from '@tollgate/messaging';
+import { bindingConsumer, streamDefinitions, type Platform } from '@tollgate/protocol';
+import type { BaseConfig } from '@tollgate/service-runtime';
+
+type ProvisionConfig = Pick<
+  BaseConfig,
+  'TOLLGATE_SUBJECT_PREFIX' | 'TOLLGATE_OUT_MAX_AGE_DAYS' | 'TOLLGATE_ACK_WAIT_MS'
+>;
+
+/**
+ * What a binding creates at start: the commands stream it writes, the outputs stream it reads,
+ * the dead-letter stream, and its platform's durable (PROTOCOL.md §2).
+ */
+export function bindingProvisionPlan(config: ProvisionConfig, platform: Platform): ProvisionPlan {
+  const prefix = config.TOLLGATE_SUBJECT_PREFIX;
+  const streams = streamDefinitions(prefix, { outMaxAgeDays: config.TOLLGATE_OUT_MAX_AGE_DAYS });
+  return {
+    streams: [streams.commands, streams.outputs, streams.deadLetters],
+    consumers: [bindingConsumer(prefix, platform, config.TOLLGATE_ACK_WAIT_MS)],
+  };
+}

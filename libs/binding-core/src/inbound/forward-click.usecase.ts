@@ -1,0 +1,69 @@
+import {
+  parseCommand,
+  PROTOCOL_VERSION,
+  type Person,
+  type RefusalReason,
+  type ToolInteractionResponse,
+} from '@tollgate/protocol';
+import type { PromptJournal } from '../journal/prompt-journal.port';
+import type { MessageRef } from '../platform-adapter.port';
+import { isPromptRef } from '../prompt/prompt-ref';
+import type { CommandPublisher } from './command-publisher.port';
+
+/** A verified button click, as the platform's endpoint read it. */
+export interface Click {
+  /** The opaque reference the button carried. */
+  readonly promptRef: string;
+  readonly optionKey: string;
+  readonly clicker: Person;
+  /** From the platform's own ids (PROTOCOL.md §1), so a retried click is the same command. */
+  readonly commandId: string;
+  /** The message the click came from, when the platform says. */
+  readonly messageRef?: MessageRef;
+}
+
+export type ClickForwarded =
+  | { readonly kind: 'forwarded'; readonly command: ToolInteractionResponse }
+  /** No prompt carries this reference: the binding shows the clicker a local notice. */
+  | { readonly kind: 'unknown_prompt'; readonly promptRef: string }
+  /** The click cannot make a valid command (e.g. an option key over 64 characters). */
+  | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly detail: string };
+
+export interface ForwardClickDeps {
+  readonly prompts: Pick<PromptJournal, 'findByRef'>;
+  readonly commands: CommandPublisher;
+  readonly now: () => Date;
+}
+
+/**
+ * Turns a click into a `ToolInteractionResponse`. It never edits the prompt: only the
+ * session's answer (`Resolved`, `Rejected`, `Update`) does, so the session stays the single
+ * source of truth (ARCHITECTURE.md §4.2).
+ */
+export class ForwardClick {
+  constructor(private readonly deps: ForwardClickDeps) {}
+
+  async execute(click: Click): Promise<ClickForwarded> {
+    const address = isPromptRef(click.promptRef)
+      ? await this.deps.prompts.findByRef(click.promptRef)
+      : undefined;
+    if (address === undefined) return { kind: 'unknown_prompt', promptRef: click.promptRef };
+    const command: ToolInteractionResponse = {
+      type: 'ToolInteractionResponse',
+      v: PROTOCOL_VERSION,
+      id: click.commandId,
+      sessionId: address.key.sessionId,
+      conversation: address.conversation,
+      occurredAt: this.deps.now().toISOString(),
+      callId: address.key.callId,
+      optionKey: click.optionKey,
+      sender: click.clicker,
+      ...(click.messageRef === undefined ? {} : { promptRef: click.messageRef.messageId }),
+    };
+    // Every boundary validates: the option key and the clicker come from the platform.
+    const checked = parseCommand(command);
+    if (!checked.ok) return { kind: 'refused', reason: checked.reason, detail: checked.detail };
+    await this.deps.commands.publish(command);
+    return { kind: 'forwarded', command };
+  }
+}

@@ -1,0 +1,34 @@
+export * from './platform-adapter.port';
+
+export * from './prompt/prompt-state';
+export * from './prompt/prompt-event';
+export * from './prompt/prompt-decision';
+export * from './prompt/prompt-lifecycle.decider';
+export * from './prompt/prompt-lifecycle.errors';
+export * from './prompt/prompt-ref';
+
+export * from './journal/binding-journal.migration';
+export * from './journal/data-source-access';
+export * from './journal/prompt-journal.port';
+export * from './journal/prompt-journal.repository';
+export * from './journal/delivered-outputs.port';
+export * from './journal/delivered-outputs.repository';
+export * from './journal/known-sessions.port';
+export * from './journal/known-sessions.repository';
+
+export * from './outputs/effect-failure';
+export * from './outputs/handle-output.usecase';
+export * from './outputs/output.consumer';
+
+export * from './inbound/command-publisher.port';
+export * from './inbound/jetstream-command.publisher';
+export * from './inbound/forward-click.usecase';
+export * from './inbound/forward-message.usecase';
+export * from './inbound/has-session.query';
+
+export * from './binding-core.module';
+export * from './binding-core.settings';
+export * from './binding-core.tokens';
+export * from './binding-output.consumer';
+export * from './binding-provision';
+export * from './replica-id';

@@ -1,0 +1,85 @@
+import type { Conversation } from '@tollgate/protocol';
+import type { PromptTarget } from '../platform-adapter.port';
+import type {
+  EffectDecision,
+  PostDecision,
+  PromptDecision,
+  SettledDecision,
+} from '../prompt/prompt-decision';
+import type { PromptEvent } from '../prompt/prompt-event';
+import type { PromptKey, PromptState } from '../prompt/prompt-state';
+
+/** Proof of holding a prompt's lease; completing or releasing with a lost lease does nothing. */
+export interface PromptLease {
+  readonly key: PromptKey;
+  readonly claimId: string;
+}
+
+export interface PromptClaimRequest {
+  readonly key: PromptKey;
+  readonly conversation: Conversation;
+  /** This replica, recorded as `lease_owner` so an operator can tell who holds a prompt. */
+  readonly owner: string;
+  readonly leaseMs: number;
+}
+
+/** What claiming one prompt for one output gave. */
+export type PromptClaim =
+  /** Another handler holds a live lease: try again once it ends. */
+  | { readonly kind: 'leased'; readonly owner: string; readonly retryAfterMs: number }
+  /** Dropped, or tombstoned in the claim's own transaction: nothing for the platform to do. */
+  | { readonly kind: 'settled'; readonly decision: SettledDecision }
+  /** The effect is recorded as the intent under this lease; make it, then complete. */
+  | {
+      readonly kind: 'claimed';
+      readonly lease: PromptLease;
+      readonly target: PromptTarget;
+      readonly decision: EffectDecision;
+    }
+  /**
+   * A post was set out on and never journaled (a crash, or a timeout the platform may have
+   * accepted). Nothing else is decided until it is looked for: complete with the post it
+   * finds, or with nothing, then claim again.
+   */
+  | {
+      readonly kind: 'unfinished_post';
+      readonly lease: PromptLease;
+      readonly target: PromptTarget;
+      readonly intent: PostDecision;
+    };
+
+/** Where a prompt lives, found from the opaque reference its buttons carry. */
+export interface PromptAddress {
+  readonly key: PromptKey;
+  readonly conversation: Conversation;
+  readonly promptRef: string;
+}
+
+/**
+ * The binding's prompt journal and its projection (ARCHITECTURE.md §4.1). Every method is one
+ * short transaction; the platform is never called while one is open.
+ */
+export interface PromptJournal {
+  /**
+   * Creates the prompt's row if missing, locks it, and unless another handler holds it,
+   * decides from its state: drops and tombstones are settled here, effects leave an intent.
+   * `decide` must not return a notice: a notice changes no prompt and is never claimed.
+   */
+  claim(
+    request: PromptClaimRequest,
+    decide: (state: PromptState) => PromptDecision,
+  ): Promise<PromptClaim>;
+  /**
+   * Appends `events`, folds them into the projection and ends the lease and its intent.
+   * False, with nothing written, when the lease was lost meanwhile.
+   */
+  complete(lease: PromptLease, events: readonly PromptEvent[]): Promise<boolean>;
+  /**
+   * Ends the lease after a failed effect so a retry need not wait it out. The intent stays:
+   * a post that failed may still have reached the platform.
+   */
+  release(lease: PromptLease): Promise<void>;
+  /** The prompt's state, without creating or locking anything. */
+  stateOf(key: PromptKey): Promise<PromptState>;
+  findByRef(promptRef: string): Promise<PromptAddress | undefined>;
+}

@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
+import type { EntityManager } from 'typeorm';
+import type { MessageRef } from '../platform-adapter.port';
+import type { EffectDecision, PromptDecision } from '../prompt/prompt-decision';
+import type { PromptEvent } from '../prompt/prompt-event';
+import { evolvePrompt } from '../prompt/prompt-lifecycle.decider';
+import { promptRefOf } from '../prompt/prompt-ref';
+import {
+  UNTRACKED,
+  type ClearedOutcome,
+  type PromptKey,
+  type PromptState,
+  type PromptStatus,
+} from '../prompt/prompt-state';
+import type { DataSourceAccess } from './data-source-access';
+import type {
+  PromptAddress,
+  PromptClaim,
+  PromptClaimRequest,
+  PromptJournal,
+  PromptLease,
+} from './prompt-journal.port';
+
+/** The effect a handler set out to make, kept on the row until it is journaled. */
+interface StoredIntent {
+  readonly claimId: string;
+  readonly owner: string;
+  readonly decision: EffectDecision;
+}
+
+interface PromptRow {
+  prompt_ref: string;
+  conversation: Conversation;
+  status: PromptStatus;
+  last_seq: number;
+  request: ToolInteractionRequest | null;
+  message_ref: MessageRef | null;
+  outcome: ClearedOutcome | null;
+  lease_owner: string | null;
+  intent: StoredIntent | null;
+  leased: boolean;
+  lease_remaining_ms: number | null;
+}
+
+/** The projection row says something its status cannot hold; a bug or a hand edit. */
+class CorruptPromptRow extends Error {
+  override readonly name = 'CorruptPromptRow';
+}
+
+// Leases are compared with clock_timestamp(), not now(): now() is when the transaction began,
+// which can be long before a row lock we waited for was granted. The database's clock is
+// the one every replica shares.
+const SELECT_LOCKED = `
+  SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
+         lease_owner, intent,
+         COALESCE(lease_until > clock_timestamp(), false) AS leased,
+         CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000)::int
+           AS lease_remaining_ms
+  FROM prompts WHERE session_id = $1 AND call_id = $2
+  FOR UPDATE`;
+
+/** {@link PromptJournal} in the binding's schema, through raw SQL on the service's data source. */
+export class PromptJournalRepository implements PromptJournal {
+  constructor(private readonly db: DataSourceAccess) {}
+
+  async claim(
+    request: PromptClaimRequest,
+    decide: (state: PromptState) => PromptDecision,
+  ): Promise<PromptClaim> {
+    const { key, conversation, owner, leaseMs } = request;
+    const dataSource = await this.db();
+    return dataSource.transaction(async (manager): Promise<PromptClaim> => {
+      // DO NOTHING on any conflict: prompt_ref is derived from the key, so a racing insert of
+      // the same prompt conflicts on either unique index.
+      await manager.query(
+        `INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status)
+         VALUES ($1, $2, $3, $4, 'untracked')
+         ON CONFLICT DO NOTHING`,
+        [key.sessionId, key.callId, promptRefOf(key), JSON.stringify(conversation)],
+      );
+      const row = await this.lockedRow(manager, key);
+      if (row === undefined) {
+        throw new CorruptPromptRow(
+          `prompt ${key.sessionId}/${key.callId}: its prompt_ref is taken by another prompt`,
+        );
+      }
+      if (row.leased) {
+        return {
+          kind: 'leased',
+          owner: row.lease_owner ?? 'unknown',
+          retryAfterMs: Math.max(1, row.lease_remaining_ms ?? 1),
+        };
+      }
+      const target = { conversation: row.conversation, promptRef: row.prompt_ref };
+      const lease: PromptLease = { key, claimId: randomUUID() };
+      // A post set out on and never journaled decides everything after it: until it is
+      // looked for, the binding cannot know whether a live prompt is out there.
+      if (row.intent?.decision.kind === 'post') {
+        const intent = row.intent.decision;
+        await this.takeLease(manager, lease, owner, leaseMs, intent);
+        return { kind: 'unfinished_post', lease, target, intent };
+      }
+      const state = stateOfRow(row);
+      const decision = decide(state);
+      switch (decision.kind) {
+        case 'drop':
+          return { kind: 'settled', decision };
+        case 'tombstone':
+          await this.append(manager, key, [decision.event]);
+          await this.project(manager, key, evolvePrompt(state, decision.event));
+          return { kind: 'settled', decision };
+        case 'post':
+        case 'edit':
+          await this.takeLease(manager, lease, owner, leaseMs, decision);
+          return { kind: 'claimed', lease, target, decision };
+        case 'notice':
+          throw new Error('a notice changes no prompt and is never claimed');
+      }
+    });
+  }
+
+  async complete(lease: PromptLease, events: readonly PromptEvent[]): Promise<boolean> {
+    const dataSource = await this.db();
+    return dataSource.transaction(async (manager) => {
+      const row = await this.lockedRow(manager, lease.key);
+      if (row?.intent?.claimId !== lease.claimId) return false;
+      const next = events.reduce(evolvePrompt, stateOfRow(row));
+      await this.append(manager, lease.key, events);
+      await this.project(manager, lease.key, next);
+      return true;
+    });
+  }
+
+  async release(lease: PromptLease): Promise<void> {
+    const dataSource = await this.db();
+    await dataSource.query(
+      `UPDATE prompts SET lease_owner = NULL, lease_until = NULL, updated_at = now()
+       WHERE session_id = $1 AND call_id = $2 AND intent->>'claimId' = $3`,
+      [lease.key.sessionId, lease.key.callId, lease.claimId],
+    );
+  }
+
+  async stateOf(key: PromptKey): Promise<PromptState> {
+    const dataSource = await this.db();
+    const rows: PromptRow[] = await dataSource.query(
+      `SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
+              lease_owner, intent, false AS leased, NULL AS lease_remaining_ms
+       FROM prompts WHERE session_id = $1 AND call_id = $2`,
+      [key.sessionId, key.callId],
+    );
+    return rows[0] === undefined ? UNTRACKED : stateOfRow(rows[0]);
+  }
+
+  async findByRef(promptRef: string): Promise<PromptAddress | undefined> {
+    const dataSource = await this.db();
+    const rows: {
+      session_id: string;
+      call_id: string;
+      conversation: Conversation;
+      prompt_ref: string;
+    }[] = await dataSource.query(
+      `SELECT session_id, call_id, conversation, prompt_ref FROM prompts WHERE prompt_ref = $1`,
+      [promptRef],
+    );
+    const row = rows[0];
+    return row === undefined
+      ? undefined
+      : {
+          key: { sessionId: row.session_id, callId: row.call_id },
+          conversation: row.conversation,
+          promptRef: row.prompt_ref,
+        };
+  }
+
+  private async lockedRow(manager: EntityManager, key: PromptKey): Promise<PromptRow | undefined> {
+    const rows: PromptRow[] = await manager.query(SELECT_LOCKED, [key.sessionId, key.callId]);
+    return rows[0];
+  }
+
+  private async takeLease(
+    manager: EntityManager,
+    lease: PromptLease,
+    owner: string,
+    leaseMs: number,
+    decision: EffectDecision,
+  ): Promise<void> {
+    const intent: StoredIntent = { claimId: lease.claimId, owner, decision };
+    await manager.query(
+      `UPDATE prompts
+       SET lease_owner = $3,
+           lease_until = clock_timestamp() + $4::int * interval '1 millisecond',
+           intent = $5, updated_at = now()
+       WHERE session_id = $1 AND call_id = $2`,
+      [lease.key.sessionId, lease.key.callId, owner, leaseMs, JSON.stringify(intent)],
+    );
+  }
+
+  private async append(
+    manager: EntityManager,
+    key: PromptKey,
+    events: readonly PromptEvent[],
+  ): Promise<void> {
+    if (events.length === 0) return;
+    await manager.query(
+      `INSERT INTO prompt_events (session_id, call_id, seq, type, data)
+       SELECT $1, $2, e.seq, e.type, e.data
+       FROM unnest($3::int[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS e(seq, type, data, n)
+       ORDER BY e.n`,
+      [
+        key.sessionId,
+        key.callId,
+        events.map((e) => e.seq),
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e)),
+      ],
+    );
+  }
+
+  /** Writes the state as the projection and ends any lease: the effect it covered is done. */
+  private async project(manager: EntityManager, key: PromptKey, state: PromptState): Promise<void> {
+    const columns = projectionOf(state);
+    await manager.query(
+      `UPDATE prompts
+       SET status = $3, last_seq = $4, request = $5, message_ref = $6, outcome = $7,
+           lease_owner = NULL, lease_until = NULL, intent = NULL, updated_at = now()
+       WHERE session_id = $1 AND call_id = $2`,
+      [
+        key.sessionId,
+        key.callId,
+        columns.status,
+        columns.lastSeq,
+        columns.request === undefined ? null : JSON.stringify(columns.request),
+        columns.messageRef === undefined ? null : JSON.stringify(columns.messageRef),
+        columns.outcome ?? null,
+      ],
+    );
+  }
+}
+
+function projectionOf(state: PromptState): {
+  status: PromptStatus;
+  lastSeq: number;
+  request?: ToolInteractionRequest;
+  messageRef?: MessageRef;
+  outcome?: ClearedOutcome;
+} {
+  switch (state.status) {
+    case 'untracked':
+      return { status: 'untracked', lastSeq: 0 };
+    case 'pending':
+      return { ...state };
+    case 'cleared':
+      return { ...state };
+  }
+}
+
+function stateOfRow(row: PromptRow): PromptState {
+  switch (row.status) {
+    case 'untracked':
+      return UNTRACKED;
+    case 'pending':
+      if (row.request === null || row.message_ref === null) {
+        throw new CorruptPromptRow(`pending prompt ${row.prompt_ref} lacks its request or message`);
+      }
+      return {
+        status: 'pending',
+        lastSeq: row.last_seq,
+        request: row.request,
+        messageRef: row.message_ref,
+      };
+    case 'cleared':
+      if (row.outcome === null) {
+        throw new CorruptPromptRow(`cleared prompt ${row.prompt_ref} lacks its outcome`);
+      }
+      return {
+        status: 'cleared',
+        lastSeq: row.last_seq,
+        outcome: row.outcome,
+        ...(row.request === null ? {} : { request: row.request }),
+        ...(row.message_ref === null ? {} : { messageRef: row.message_ref }),
+      };
+  }
+}

@@ -1,0 +1,295 @@
+import { InvalidPayload, PermanentFailure, TransientFailure } from '@tollgate/messaging';
+import {
+  parseOutputForSubject,
+  type Output,
+  type Subjects,
+  type TextOutput,
+  type ToolInteractionRejected,
+} from '@tollgate/protocol';
+import type { Logger } from 'pino';
+import type {
+  DeliveredOutputs,
+  DeliveryKind,
+  DeliveryLease,
+} from '../journal/delivered-outputs.port';
+import type { KnownSessions } from '../journal/known-sessions.port';
+import type { PromptClaim, PromptJournal, PromptLease } from '../journal/prompt-journal.port';
+import type { MessageRef, PlatformAdapter, PromptViewKind } from '../platform-adapter.port';
+import type { PromptDropReason } from '../prompt/prompt-decision';
+import {
+  decidePrompt,
+  effectEvents,
+  trackedEvent,
+  type OrderedCallOutput,
+} from '../prompt/prompt-lifecycle.decider';
+import { effectFailure } from './effect-failure';
+
+export interface HandleOutputDeps {
+  readonly subjects: Subjects;
+  readonly prompts: PromptJournal;
+  readonly deliveries: DeliveredOutputs;
+  readonly sessions: KnownSessions;
+  readonly adapter: PlatformAdapter;
+  /** Names this replica on every lease it takes. */
+  readonly replicaId: string;
+  /** How long a claim may hold a prompt before another handler may assume it died. */
+  readonly leaseMs: number;
+  readonly logger: Logger;
+}
+
+/** What handling one output did; every refusal or failure is thrown with a reason instead. */
+export type OutputHandled =
+  | { readonly outcome: 'dropped'; readonly reason: PromptDropReason | 'already_delivered' }
+  | { readonly outcome: 'tombstoned' }
+  | { readonly outcome: 'posted'; readonly messageRef: MessageRef }
+  | { readonly outcome: 'edited'; readonly view: PromptViewKind }
+  | { readonly outcome: 'noticed' }
+  | { readonly outcome: 'text_posted'; readonly messageRef: MessageRef }
+  /** The lease ran out during the effect and another handler took over; it will finish. */
+  | { readonly outcome: 'lease_lost' };
+
+/**
+ * An unfinished post is looked for before each new claim; more than this many in a row means
+ * replicas keep dying mid-post, and JetStream's retry is the better place to wait.
+ */
+const MAX_CLAIMS = 3;
+
+/**
+ * The longest a message waits behind another handler's lease before looking again. A live
+ * holder normally finishes within one platform call, so waiting out the whole lease (up to
+ * 2 × ack_wait) would hold a prompt's next output back for nothing; when the holder did die,
+ * the runner's growing delay reaches the end of its lease in a few cheap retries.
+ */
+export const LEASED_RETRY_MAX_MS = 250;
+
+type Delivery<T> =
+  { readonly kind: 'already_delivered' } | { readonly kind: 'delivered'; readonly result: T };
+
+/**
+ * The consumer's work for one output (ARCHITECTURE.md §4.1): validate; claim the prompt in a
+ * short transaction; make the chat effect outside any transaction; journal it in a second
+ * short transaction. Throws TransientFailure (nak with delay) or PermanentFailure /
+ * InvalidPayload (dead-letter), each with a reason code; returning means ack.
+ */
+export class HandleOutput {
+  constructor(private readonly deps: HandleOutputDeps) {}
+
+  /** Validates a delivery against the subject it came on, then handles it. */
+  async handleMessage(subject: string, data: Uint8Array): Promise<OutputHandled> {
+    const parsed = parseOutputForSubject(this.deps.subjects, subject, data);
+    if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
+    return this.execute(parsed.value);
+  }
+
+  async execute(output: Output): Promise<OutputHandled> {
+    const { adapter, sessions } = this.deps;
+    if (output.conversation.platform !== adapter.platform) {
+      // Only a misrouted consumer gets here; retrying would never help.
+      throw new PermanentFailure(
+        `wrong_platform: a ${output.conversation.platform} output reached the ${adapter.platform} binding`,
+      );
+    }
+    await sessions.remember(output.sessionId, output.conversation);
+    switch (output.type) {
+      case 'TextOutput':
+        return this.postText(output);
+      case 'ToolInteractionRejected':
+        return this.notice(output);
+      case 'ToolInteractionRequest':
+      case 'ToolInteractionUpdate':
+      case 'ToolInteractionResolved':
+        return this.applyToPrompt(output);
+    }
+  }
+
+  private async applyToPrompt(output: OrderedCallOutput): Promise<OutputHandled> {
+    const { prompts, replicaId, leaseMs } = this.deps;
+    const key = { sessionId: output.sessionId, callId: output.callId };
+    const log = this.logFor(output);
+    for (let attempt = 1; attempt <= MAX_CLAIMS; attempt += 1) {
+      const claim = await prompts.claim(
+        { key, conversation: output.conversation, owner: replicaId, leaseMs },
+        (state) => decidePrompt(state, output),
+      );
+      switch (claim.kind) {
+        case 'leased':
+          log.debug({ leaseOwner: claim.owner, retryAfterMs: claim.retryAfterMs }, 'prompt leased');
+          throw new TransientFailure('prompt_leased', {
+            retryAfterMs: Math.min(claim.retryAfterMs, LEASED_RETRY_MAX_MS),
+          });
+        case 'settled':
+          if (claim.decision.kind === 'tombstone') {
+            log.info('prompt cleared before it was shown (tombstone)');
+            return { outcome: 'tombstoned' };
+          }
+          log.debug({ reason: claim.decision.reason }, 'output dropped');
+          return { outcome: 'dropped', reason: claim.decision.reason };
+        case 'unfinished_post':
+          await this.settleUnfinishedPost(claim, log);
+          continue;
+        case 'claimed':
+          return this.makeEffect(claim, log);
+      }
+    }
+    throw new TransientFailure('prompt_unsettled');
+  }
+
+  private async makeEffect(
+    claim: Extract<PromptClaim, { kind: 'claimed' }>,
+    log: Logger,
+  ): Promise<OutputHandled> {
+    const { adapter, prompts } = this.deps;
+    const { decision, target, lease } = claim;
+    let shownAt: MessageRef;
+    try {
+      switch (decision.kind) {
+        case 'post':
+          shownAt = await adapter.postPrompt(target, decision.view);
+          break;
+        case 'edit':
+          await adapter.editPrompt(target, decision.messageRef, decision.view);
+          shownAt = decision.messageRef;
+          break;
+      }
+    } catch (error) {
+      await this.releasePrompt(lease, log);
+      throw effectFailure(adapter, decision.kind === 'post' ? 'post_prompt' : 'edit_prompt', error);
+    }
+    if (!(await prompts.complete(lease, effectEvents(decision, shownAt)))) {
+      log.warn(
+        { effect: decision.kind },
+        'prompt lease lost during the effect; its new holder finishes',
+      );
+      return { outcome: 'lease_lost' };
+    }
+    log.info(
+      { effect: decision.kind, view: decision.view.kind, messageRef: shownAt },
+      'prompt shown',
+    );
+    return decision.kind === 'post'
+      ? { outcome: 'posted', messageRef: shownAt }
+      : { outcome: 'edited', view: decision.view.kind };
+  }
+
+  /**
+   * A post that may have reached the platform without being journaled (a crash, or a timeout
+   * after the platform accepted it): adopt it if the platform can find it, so the prompt is
+   * never posted twice; otherwise forget the intent and decide afresh.
+   */
+  private async settleUnfinishedPost(
+    claim: Extract<PromptClaim, { kind: 'unfinished_post' }>,
+    log: Logger,
+  ): Promise<void> {
+    const { adapter, prompts } = this.deps;
+    let found: MessageRef | undefined;
+    try {
+      found = await adapter.findPostedPrompt?.(claim.target);
+    } catch (error) {
+      await this.releasePrompt(claim.lease, log);
+      throw effectFailure(adapter, 'find_posted_prompt', error);
+    }
+    const events = found === undefined ? [] : [trackedEvent(claim.intent, found)];
+    if (await prompts.complete(claim.lease, events)) {
+      log.info(
+        { found: found !== undefined, messageRef: found },
+        found === undefined
+          ? 'unfinished post not on the platform; deciding afresh'
+          : 'unfinished post found on the platform; adopted',
+      );
+    }
+  }
+
+  private async notice(output: ToolInteractionRejected): Promise<OutputHandled> {
+    const { adapter, prompts } = this.deps;
+    const log = this.logFor(output);
+    const state = await prompts.stateOf({ sessionId: output.sessionId, callId: output.callId });
+    const decision = decidePrompt(state, output);
+    if (decision.kind !== 'notice') {
+      throw new Error(`a Rejected decided ${decision.kind}, not a notice`);
+    }
+    const delivery = await this.deliverOnce(output, 'notice', log, async () => {
+      await adapter.sendNotice(output.conversation, decision.to, decision.text, decision.near);
+    });
+    return delivery.kind === 'already_delivered'
+      ? { outcome: 'dropped', reason: 'already_delivered' }
+      : { outcome: 'noticed' };
+  }
+
+  private async postText(output: TextOutput): Promise<OutputHandled> {
+    const { adapter } = this.deps;
+    const log = this.logFor(output);
+    // The adapter gets the output id so that, on a retry, it can find a post that timed out
+    // after the platform accepted it; without that a crash between the post and the journal
+    // write can repeat the reply.
+    const delivery = await this.deliverOnce(output, 'text', log, () =>
+      adapter.postText(output.conversation, output.text, output.role, output.id),
+    );
+    return delivery.kind === 'already_delivered'
+      ? { outcome: 'dropped', reason: 'already_delivered' }
+      : { outcome: 'text_posted', messageRef: delivery.result };
+  }
+
+  /**
+   * Delivers an output once by its id, under a lease. A crash between the platform call and
+   * the journal write leaves the output undelivered, so it is delivered again: a text post
+   * is then reconciled by the adapter through the output id, a private notice (which no
+   * platform lets a bot read back) may be shown twice.
+   */
+  private async deliverOnce<T extends MessageRef | void>(
+    output: TextOutput | ToolInteractionRejected,
+    kind: DeliveryKind,
+    log: Logger,
+    deliver: () => Promise<T>,
+  ): Promise<Delivery<T>> {
+    const { adapter, deliveries, replicaId, leaseMs } = this.deps;
+    const claim = await deliveries.claim({ outputId: output.id, kind, owner: replicaId, leaseMs });
+    switch (claim.kind) {
+      case 'delivered':
+        log.debug({ kind }, 'output already delivered');
+        return { kind: 'already_delivered' };
+      case 'leased':
+        throw new TransientFailure('output_leased', {
+          retryAfterMs: Math.min(claim.retryAfterMs, LEASED_RETRY_MAX_MS),
+        });
+      case 'claimed':
+        break;
+    }
+    if (claim.retry) log.info({ kind }, 'delivering again after an attempt that did not finish');
+    let result: T;
+    try {
+      result = await deliver();
+    } catch (error) {
+      await this.releaseDelivery(claim.lease, log);
+      throw effectFailure(adapter, kind === 'text' ? 'post_text' : 'send_notice', error);
+    }
+    if (await deliveries.complete(claim.lease, result ?? undefined)) {
+      log.info({ kind }, 'output delivered');
+    } else {
+      log.warn({ kind }, 'delivery lease lost during the effect; its new holder finishes');
+    }
+    return { kind: 'delivered', result };
+  }
+
+  // A release that fails only makes the retry wait for the lease to run out.
+  private async releasePrompt(lease: PromptLease, log: Logger): Promise<void> {
+    await this.deps.prompts.release(lease).catch((error: unknown) => {
+      log.warn({ err: error }, 'could not release the prompt lease; it will run out');
+    });
+  }
+
+  private async releaseDelivery(lease: DeliveryLease, log: Logger): Promise<void> {
+    await this.deps.deliveries.release(lease).catch((error: unknown) => {
+      log.warn({ err: error }, 'could not release the delivery lease; it will run out');
+    });
+  }
+
+  private logFor(output: Output): Logger {
+    return this.deps.logger.child({
+      platform: output.conversation.platform,
+      sessionId: output.sessionId,
+      ...(output.type === 'TextOutput' ? {} : { callId: output.callId }),
+      outputId: output.id,
+      outputType: output.type,
+    });
+  }
+}

@@ -1,0 +1,166 @@
+import type { Conversation, Person } from '@tollgate/protocol';
+import {
+  SLACK_FAKE_DEFAULTS,
+  SlackApiFake,
+  type FakeSlackMessage,
+} from '../../fakes/slack-api.fake';
+import { actionsOf, textContent } from '../../fakes/slack-blocks';
+import {
+  appMentionEvent,
+  blockActionsPayload,
+  eventCallback,
+  interactionFormBody,
+} from '../../fakes/slack-inbound.payloads';
+import { signSlackRequest } from '../../fakes/slack-signing';
+import { uniqueToken } from '../../support/unique';
+import type {
+  ChatButton,
+  ChatMessageView,
+  PlatformDriver,
+  PrivateNotice,
+  Signing,
+} from '../platform-driver';
+
+const SIGNING_SECRET = 'contract-slack-signing-secret';
+let tsCounter = 0;
+
+/** A ts no fake message will ever have (the fake counts from 1.7e9 seconds). */
+function nextTs(): string {
+  tsCounter += 1;
+  return `1800000000.${String(tsCounter).padStart(6, '0')}`;
+}
+
+function sign(body: string, signing: Signing): Record<string, string> {
+  const now = Math.floor(Date.now() / 1000);
+  switch (signing) {
+    case 'valid':
+      return signSlackRequest(SIGNING_SECRET, body, now);
+    case 'forged':
+      return signSlackRequest('not-the-signing-secret', body, now);
+    case 'stale':
+      // A captured request replayed six minutes later.
+      return signSlackRequest(SIGNING_SECRET, body, now - 6 * 60);
+  }
+}
+
+export class SlackDriver implements PlatformDriver {
+  readonly platform = 'slack' as const;
+  readonly fake = new SlackApiFake();
+  /** Thread roots already written, so a later `say` replies in the thread instead. */
+  private readonly startedThreads = new Set<string>();
+
+  async start(): Promise<void> {
+    await this.fake.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.fake.stop();
+  }
+
+  bindingEnv(): Record<string, string> {
+    return {
+      SLACK_BOT_TOKEN: this.fake.botToken,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: this.fake.apiUrl,
+    };
+  }
+
+  freshConversation(): Conversation {
+    return {
+      platform: 'slack',
+      workspaceId: SLACK_FAKE_DEFAULTS.teamId,
+      channelId: `C${uniqueToken('').toUpperCase()}`,
+      threadId: nextTs(),
+    };
+  }
+
+  messages(): ChatMessageView[] {
+    return this.fake.messages.map((m) => this.view(m));
+  }
+
+  messagesIn(conversation: Conversation): ChatMessageView[] {
+    return this.fake.messages
+      .filter((m) => m.channel === conversation.channelId && m.thread_ts === conversation.threadId)
+      .map((m) => this.view(m));
+  }
+
+  notices(): PrivateNotice[] {
+    return this.fake.ephemerals.map((e) => ({ userId: e.user, text: e.text }));
+  }
+
+  postCount(): number {
+    return this.fake.callsTo('chat.postMessage').length;
+  }
+
+  async click(
+    bindingUrl: string,
+    message: ChatMessageView,
+    button: ChatButton,
+    clicker: Person,
+    signing: Signing = 'valid',
+  ): Promise<Response> {
+    const raw = button.raw as { action_id: string; value: string };
+    const stored = this.fake.message(message.channelId, message.messageId);
+    const body = interactionFormBody(
+      blockActionsPayload({
+        teamId: SLACK_FAKE_DEFAULTS.teamId,
+        channelId: message.channelId,
+        messageTs: message.messageId,
+        ...(stored?.thread_ts ? { threadTs: stored.thread_ts } : {}),
+        userId: clicker.id,
+        ...(clicker.displayName ? { userName: clicker.displayName } : {}),
+        actionId: raw.action_id,
+        value: raw.value,
+        actionTs: nextTs(),
+      }),
+    );
+    return fetch(`${bindingUrl}/slack/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body, signing) },
+      body,
+    });
+  }
+
+  async say(
+    bindingUrl: string,
+    conversation: Conversation,
+    text: string,
+    sender: Person,
+    signing: Signing = 'valid',
+  ): Promise<Response> {
+    const root = conversation.threadId;
+    const first = !this.startedThreads.has(`${conversation.channelId}/${root}`);
+    this.startedThreads.add(`${conversation.channelId}/${root}`);
+    const event = appMentionEvent({
+      channelId: conversation.channelId,
+      userId: sender.id,
+      text: `<@${SLACK_FAKE_DEFAULTS.botUserId}> ${text}`,
+      // The first message is the thread's root; later ones reply in it.
+      ts: first ? root : nextTs(),
+      ...(first ? {} : { threadTs: root }),
+      teamId: conversation.workspaceId,
+    });
+    const body = JSON.stringify(
+      eventCallback({ teamId: conversation.workspaceId, event, eventId: `Ev${uniqueToken('')}` }),
+    );
+    return fetch(`${bindingUrl}/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...sign(body, signing) },
+      body,
+    });
+  }
+
+  private view(message: FakeSlackMessage): ChatMessageView {
+    return {
+      channelId: message.channel,
+      messageId: message.ts,
+      text: textContent(message),
+      buttons: actionsOf(message).map((b) => ({
+        label: b.text,
+        style: b.style ?? 'default',
+        raw: { action_id: b.action_id, value: b.value },
+      })),
+      edits: message.edits,
+    };
+  }
+}

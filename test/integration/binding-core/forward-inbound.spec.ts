@@ -1,0 +1,231 @@
+import type { Msg, Subscription } from '@nats-io/nats-core';
+import {
+  type Click,
+  decidePrompt,
+  ForwardClick,
+  ForwardMessage,
+  HasSession,
+  JetStreamCommandPublisher,
+} from '@tollgate/binding-core';
+import { type Command, deriveSessionId, parseCommand } from '@tollgate/protocol';
+import { alice, bob, freshConversation } from '../../support/commands';
+import { waitFor } from '../../support/wait-for';
+import { BindingHarness } from './binding-harness';
+import { promptOutputs } from './prompt-outputs';
+
+const NOW = new Date('2026-01-02T03:04:05.000Z');
+
+interface SeenCommand {
+  readonly subject: string;
+  readonly msgId: string | undefined;
+  readonly command: Command;
+}
+
+/**
+ * Clicks and messages become commands on <PREFIX>_CMD. The command stream is a work queue
+ * with the session service as its only consumer, so the test watches with a core subscription.
+ */
+describe('binding core: inbound clicks and messages', () => {
+  let harness: BindingHarness;
+  let subscription: Subscription;
+  const seen: SeenCommand[] = [];
+  const malformed: string[] = [];
+  let forwardClick: ForwardClick;
+  let forwardMessage: ForwardMessage;
+  let hasSession: HasSession;
+
+  beforeAll(async () => {
+    harness = await BindingHarness.open('bcorein');
+    subscription = harness.nats.nc.subscribe(`${harness.prefix}.cmd.>`, {
+      callback: (error: Error | null, msg: Msg) => {
+        if (error) return;
+        const parsed = parseCommand(msg.data);
+        if (!parsed.ok) {
+          malformed.push(`${msg.subject}: ${parsed.reason} ${parsed.detail}`);
+          return;
+        }
+        seen.push({
+          subject: msg.subject,
+          msgId: msg.headers?.get('Nats-Msg-Id'),
+          command: parsed.value,
+        });
+      },
+    });
+    const commands = new JetStreamCommandPublisher(harness.subjects, async () => harness.publisher);
+    forwardClick = new ForwardClick({ prompts: harness.prompts, commands, now: () => NOW });
+    forwardMessage = new ForwardMessage({ sessions: harness.sessions, commands, now: () => NOW });
+    hasSession = new HasSession(harness.sessions);
+  });
+
+  afterEach(() => {
+    expect(malformed).toEqual([]);
+  });
+
+  afterAll(async () => {
+    subscription.unsubscribe();
+    await harness.close();
+  });
+
+  /**
+   * Proves nothing else was published: a sentinel sent afterwards on the same connection
+   * arrives after anything published before it.
+   */
+  async function expectNoCommand(commandId: string): Promise<void> {
+    const sentinel = `sentinel-${commandId}`;
+    await forwardMessage.execute({
+      conversation: freshConversation(),
+      sender: alice,
+      text: 'sentinel',
+      commandId: sentinel,
+    });
+    await waitFor('the sentinel', () => seen.some((s) => s.command.id === sentinel));
+    expect(seen.filter((s) => s.command.id === commandId)).toEqual([]);
+  }
+
+  /** A prompt the binding has posted, as the journal holds it. */
+  async function postedPrompt() {
+    const p = promptOutputs();
+    const claim = await harness.prompts.claim(
+      { key: p.key, conversation: p.conversation, owner: 'test', leaseMs: 5_000 },
+      (state) => decidePrompt(state, p.request(3)),
+    );
+    if (claim.kind !== 'claimed' || claim.decision.kind !== 'post') throw new Error(claim.kind);
+    const ref = await harness.adapter.postPrompt(claim.target, claim.decision.view);
+    await harness.prompts.complete(claim.lease, [
+      {
+        type: 'PendingApprovalPromptTracked',
+        seq: 3,
+        request: p.request(3),
+        messageRef: ref,
+        shown: 'pending',
+      },
+    ]);
+    return { ...p, ref };
+  }
+
+  it('B2 a click becomes one ToolInteractionResponse on <prefix>.cmd.<sessionId>.response, keyed by the command id', async () => {
+    const p = await postedPrompt();
+    const click: Click = {
+      promptRef: p.promptRef,
+      optionKey: 'approve_once',
+      clicker: bob,
+      commandId: '1700000100.000200:U_BOB',
+      messageRef: p.ref,
+    };
+
+    const result = await forwardClick.execute(click);
+
+    const expected = {
+      type: 'ToolInteractionResponse',
+      v: 1,
+      id: click.commandId,
+      sessionId: p.sessionId,
+      conversation: p.conversation,
+      occurredAt: NOW.toISOString(),
+      callId: p.callId,
+      optionKey: 'approve_once',
+      sender: bob,
+      promptRef: p.ref.messageId,
+    };
+    expect(result).toEqual({ kind: 'forwarded', command: expected });
+    const [command] = await waitFor('the response command', () =>
+      seen.filter((s) => s.command.id === click.commandId).length === 1
+        ? seen.filter((s) => s.command.id === click.commandId)
+        : undefined,
+    );
+    expect(command).toEqual({
+      subject: `${harness.prefix}.cmd.${p.sessionId}.response`,
+      msgId: click.commandId,
+      command: expected,
+    });
+    // The session answers; the click itself never touches the prompt.
+    expect(harness.adapter.editsFor(p.promptRef)).toEqual([]);
+  });
+
+  it('a click on a reference no prompt carries is reported, and nothing is published', async () => {
+    expect(
+      await forwardClick.execute({
+        promptRef: 'abcdef0123456789abcdef01',
+        optionKey: 'approve_once',
+        clicker: bob,
+        commandId: 'unknown-1',
+      }),
+    ).toEqual({ kind: 'unknown_prompt', promptRef: 'abcdef0123456789abcdef01' });
+    expect(
+      await forwardClick.execute({
+        promptRef: 'not a ref!',
+        optionKey: 'approve_once',
+        clicker: bob,
+        commandId: 'unknown-2',
+      }),
+    ).toEqual({ kind: 'unknown_prompt', promptRef: 'not a ref!' });
+    await expectNoCommand('unknown-1');
+    await expectNoCommand('unknown-2');
+  });
+
+  it('a click that cannot make a valid command is refused with a reason, and nothing is published', async () => {
+    const p = await postedPrompt();
+
+    const result = await forwardClick.execute({
+      promptRef: p.promptRef,
+      optionKey: 'x'.repeat(65),
+      clicker: bob,
+      commandId: 'too-long-1',
+    });
+
+    expect(result).toMatchObject({ kind: 'refused', reason: 'invalid_payload' });
+    await expectNoCommand('too-long-1');
+  });
+
+  it('a message becomes a UserMessage and its thread then has a session', async () => {
+    const conversation = freshConversation();
+    const sessionId = deriveSessionId(conversation);
+    expect(await hasSession.execute(conversation)).toBe(false);
+
+    const result = await forwardMessage.execute({
+      conversation,
+      sender: alice,
+      text: 'hello',
+      commandId: 'Ev0001',
+      principal: 'automation',
+    });
+
+    expect(result).toMatchObject({ kind: 'forwarded' });
+    const [command] = await waitFor('the message command', () => {
+      const found = seen.filter((s) => s.command.id === 'Ev0001');
+      return found.length === 1 ? found : undefined;
+    });
+    expect(command).toEqual({
+      subject: `${harness.prefix}.cmd.${sessionId}.message`,
+      msgId: 'Ev0001',
+      command: {
+        type: 'UserMessage',
+        v: 1,
+        id: 'Ev0001',
+        sessionId,
+        conversation,
+        occurredAt: NOW.toISOString(),
+        sender: alice,
+        text: 'hello',
+        principal: 'automation',
+      },
+    });
+    expect(await hasSession.execute(conversation)).toBe(true);
+    expect(await hasSession.execute(freshConversation())).toBe(false);
+  });
+
+  it('a message over the text limit is refused and remembers nothing', async () => {
+    const conversation = freshConversation();
+
+    const result = await forwardMessage.execute({
+      conversation,
+      sender: alice,
+      text: 'x'.repeat(40_001),
+      commandId: 'Ev-too-long',
+    });
+
+    expect(result).toMatchObject({ kind: 'refused', reason: 'invalid_payload' });
+    expect(await hasSession.execute(conversation)).toBe(false);
+    await expectNoCommand('Ev-too-long');
+  });
+});

@@ -1,0 +1,247 @@
+import { decidePrompt } from '@tollgate/binding-core';
+import { DLQ_HEADERS } from '@tollgate/protocol';
+import { waitFor } from '../../support/wait-for';
+import { BindingHarness } from './binding-harness';
+import { promptOutputs } from './prompt-outputs';
+
+/**
+ * Platform failures, crashes and a second replica: every output ends in exactly one effect
+ * (ARCHITECTURE.md §4.1, B12, B13).
+ */
+describe('binding core: failures and concurrent replicas', () => {
+  let harness: BindingHarness;
+
+  beforeAll(async () => {
+    harness = await BindingHarness.open('bcorefail', { ackWaitMs: 2_000 });
+    await harness.startConsumer('replica-a');
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('B12 a transient failure is retried with a delay honouring Retry-After and ends in one post', async () => {
+    const p = promptOutputs();
+    harness.adapter.failNext(
+      'postPrompt',
+      { kind: 'transient', reason: 'rate_limited', retryAfterMs: 300 },
+      2,
+    );
+
+    const seq = await harness.publish(p.request(3));
+    const final = await harness.settled(seq);
+
+    expect(final.handled).toMatchObject({ outcome: 'posted' });
+    const attempts = harness.attemptsOf(seq);
+    expect(attempts.map((a) => a.failure ?? 'ok')).toEqual([
+      'post_prompt: rate_limited',
+      'post_prompt: rate_limited',
+      'ok',
+    ]);
+    expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(300);
+    expect(attempts[2].at - attempts[1].at).toBeGreaterThanOrEqual(300);
+    expect(harness.adapter.postsFor(p.promptRef)).toHaveLength(1);
+    expect((await harness.journal(p.key)).map((e) => e.type)).toEqual([
+      'PendingApprovalPromptTracked',
+    ]);
+  });
+
+  it('B12 a transient failure of an edit is retried and edits once', async () => {
+    const p = promptOutputs();
+    await harness.settled(await harness.publish(p.request(3)));
+    harness.adapter.failNext('editPrompt', { kind: 'transient', reason: 'server_error' });
+
+    const seq = await harness.publish(p.resolved(8));
+    const final = await harness.settled(seq);
+
+    expect(final.handled).toEqual({ outcome: 'edited', view: 'resolved' });
+    expect(harness.attemptsOf(seq).map((a) => a.failure ?? 'ok')).toEqual([
+      'edit_prompt: server_error',
+      'ok',
+    ]);
+    expect(harness.adapter.editsFor(p.promptRef)).toHaveLength(1);
+  });
+
+  it('B12 a post that timed out after the platform accepted it is found and adopted, not repeated', async () => {
+    const p = promptOutputs();
+    harness.adapter.failNext('postPrompt', {
+      kind: 'transient',
+      reason: 'timeout',
+      afterAccepting: true,
+    });
+
+    const seq = await harness.publish(p.request(3));
+    const final = await harness.settled(seq);
+
+    // The retry looked for the post, adopted it, and then found the Request already applied.
+    expect(final.handled).toEqual({ outcome: 'dropped', reason: 'stale_seq' });
+    const posts = harness.adapter.postsFor(p.promptRef);
+    expect(posts).toHaveLength(1);
+    const journal = await harness.journal(p.key);
+    expect(journal.map((e) => e.type)).toEqual(['PendingApprovalPromptTracked']);
+    expect(journal[0].data).toMatchObject({ seq: 3, messageRef: posts[0].ref });
+    expect(await harness.promptRow(p.key)).toMatchObject({ status: 'pending', intent: null });
+  });
+
+  it('a permanent failure is dead-lettered at once with its reason; nothing is shown', async () => {
+    const p = promptOutputs();
+    harness.adapter.failNext('postPrompt', { kind: 'permanent', reason: 'channel_not_found' });
+
+    const seq = await harness.publish(p.request(3));
+    const final = await harness.settled(seq);
+
+    expect(final).toMatchObject({ permanent: true, failure: 'post_prompt: channel_not_found' });
+    expect(harness.attemptsOf(seq)).toHaveLength(1);
+    const copy = await waitFor('the dead letter', async () =>
+      (await harness.deadLetters()).find(
+        (c) =>
+          c.headers.get(DLQ_HEADERS.originalSubject) ===
+          harness.subjects.callOutput('slack', p.sessionId, p.callId, 'request'),
+      ),
+    );
+    expect(copy.headers.get(DLQ_HEADERS.reason)).toBe('post_prompt: channel_not_found');
+    expect(harness.adapter.postsFor(p.promptRef)).toEqual([]);
+    expect(await harness.promptRow(p.key)).toMatchObject({
+      status: 'untracked',
+      lease_owner: null,
+    });
+  });
+
+  it('a transient failure of a text post is retried and posts once', async () => {
+    const p = promptOutputs();
+    harness.adapter.failNext('postText', { kind: 'transient', reason: 'network' });
+    const text = p.text(5);
+
+    const seq = await harness.publish(text);
+    const final = await harness.settled(seq);
+
+    expect(final.handled).toMatchObject({ outcome: 'text_posted' });
+    expect(harness.attemptsOf(seq).map((a) => a.failure ?? 'ok')).toEqual([
+      'post_text: network',
+      'ok',
+    ]);
+    expect(harness.adapter.textsFor(text.id)).toHaveLength(1);
+  });
+
+  it('B13 a prompt leased by another replica is naked while held, then applied once on top', async () => {
+    const p = promptOutputs();
+    await harness.settled(await harness.publish(p.request(3)));
+    // Replica B has claimed the prompt for a refresh and is still talking to the platform.
+    const replicaB = await harness.prompts.claim(
+      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 1_500 },
+      (state) => decidePrompt(state, p.refreshed(7)),
+    );
+    if (replicaB.kind !== 'claimed') throw new Error(`replica B could not claim: ${replicaB.kind}`);
+
+    const seq = await harness.publish(p.resolved(8));
+    const refused = await waitFor('replica A to find the prompt leased', () =>
+      harness.attemptsOf(seq).find((a) => a.failure === 'prompt_leased'),
+    );
+    expect(refused.handled).toBeUndefined();
+    expect(harness.adapter.editsFor(p.promptRef)).toEqual([]);
+    expect(await harness.promptRow(p.key)).toMatchObject({ lease_owner: 'replica-b' });
+
+    // Replica B finishes its refresh within its lease; A's retry then applies Resolved on top.
+    if (replicaB.decision.kind !== 'edit') throw new Error('replica B should be editing');
+    await harness.adapter.editPrompt(
+      replicaB.target,
+      replicaB.decision.messageRef,
+      replicaB.decision.view,
+    );
+    expect(await harness.prompts.complete(replicaB.lease, [replicaB.decision.event])).toBe(true);
+
+    const final = await harness.settled(seq);
+    expect(final.handled).toEqual({ outcome: 'edited', view: 'resolved' });
+    expect(harness.adapter.editsFor(p.promptRef).map((e) => e.view.kind)).toEqual([
+      'refreshed',
+      'resolved',
+    ]);
+    expect((await harness.journal(p.key)).map((e) => [e.type, e.seq])).toEqual([
+      ['PendingApprovalPromptTracked', 3],
+      ['PendingApprovalPromptRefreshed', 7],
+      ['PendingApprovalPromptCleared', 8],
+    ]);
+    // Every attempt of replica A before B finished was refused, none applied anything.
+    const attempts = harness.attemptsOf(seq).map((a) => a.failure ?? 'ok');
+    expect(attempts.at(-1)).toBe('ok');
+    expect(new Set(attempts.slice(0, -1))).toEqual(new Set(['prompt_leased']));
+  });
+
+  it('B13 a replica that died mid-post: the next one waits out its lease, finds the post and adopts it', async () => {
+    const p = promptOutputs();
+    const request = p.request(3);
+    // Replica B claimed the Request and posted it, then died before journaling.
+    const replicaB = await harness.prompts.claim(
+      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 800 },
+      (state) => decidePrompt(state, request),
+    );
+    if (replicaB.kind !== 'claimed' || replicaB.decision.kind !== 'post') {
+      throw new Error(`replica B could not claim a post: ${replicaB.kind}`);
+    }
+    const postedByB = await harness.adapter.postPrompt(replicaB.target, replicaB.decision.view);
+
+    // JetStream redelivers the Request to replica A.
+    const seq = await harness.publish(request);
+    const final = await harness.settled(seq);
+
+    expect(harness.attemptsOf(seq)[0].failure).toBe('prompt_leased');
+    expect(final.handled).toEqual({ outcome: 'dropped', reason: 'stale_seq' });
+    expect(harness.adapter.postsFor(p.promptRef)).toHaveLength(1);
+    const journal = await harness.journal(p.key);
+    expect(journal.map((e) => e.type)).toEqual(['PendingApprovalPromptTracked']);
+    expect(journal[0].data).toMatchObject({ messageRef: postedByB });
+    // B's late completion, had it come back to life, changes nothing.
+    expect(await harness.prompts.complete(replicaB.lease, [])).toBe(false);
+    expect(await harness.promptRow(p.key)).toMatchObject({
+      status: 'pending',
+      message_ref: postedByB,
+      lease_owner: null,
+      intent: null,
+    });
+  });
+
+  it('outputs of one prompt in flight together: at most one post, and it ends resolved', async () => {
+    const p = promptOutputs();
+
+    const seqs = await Promise.all([
+      harness.publish(p.request(3)),
+      harness.publish(p.refreshed(7)),
+      harness.publish(p.resolved(8)),
+    ]);
+    await Promise.all(seqs.map((seq) => harness.settled(seq)));
+
+    const posts = harness.adapter.postsFor(p.promptRef);
+    const edits = harness.adapter.editsFor(p.promptRef);
+    expect(posts.length).toBeLessThanOrEqual(1);
+    const row = await harness.promptRow(p.key);
+    if (posts.length === 0) {
+      // Resolved was claimed first: nothing is ever shown (tombstone).
+      expect(edits).toEqual([]);
+      expect(row).toMatchObject({ status: 'cleared', outcome: 'tombstone' });
+    } else {
+      expect(edits.every((e) => e.ref.messageId === posts[0].ref.messageId)).toBe(true);
+      expect(edits.at(-1)?.view.kind).toBe('resolved');
+      expect(row).toMatchObject({ status: 'cleared', outcome: 'resolved', last_seq: 8 });
+    }
+    expect(row).toMatchObject({ lease_owner: null, intent: null });
+  });
+
+  it('an unfinished post that never reached the platform is forgotten, and a later Resolved tombstones', async () => {
+    const p = promptOutputs();
+    harness.adapter.failNext('postPrompt', { kind: 'permanent', reason: 'invalid_blocks' });
+    await harness.settled(await harness.publish(p.request(3)));
+    expect(await harness.promptRow(p.key)).toMatchObject({
+      intent: expect.objectContaining({ owner: 'replica-a' }),
+    });
+
+    const final = await harness.settled(await harness.publish(p.resolved(8)));
+
+    expect(final.handled).toEqual({ outcome: 'tombstoned' });
+    expect(harness.adapter.postsFor(p.promptRef)).toEqual([]);
+    expect(await harness.promptRow(p.key)).toMatchObject({
+      status: 'cleared',
+      outcome: 'tombstone',
+      intent: null,
+    });
+  });
+});

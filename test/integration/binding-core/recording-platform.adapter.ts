@@ -1,0 +1,171 @@
+import type {
+  MessageRef,
+  PlatformAdapter,
+  PlatformFailure,
+  PromptTarget,
+  PromptView,
+} from '@tollgate/binding-core';
+import type { Conversation, Person, Platform, TextRole } from '@tollgate/protocol';
+
+export type PlatformOperation =
+  'postPrompt' | 'editPrompt' | 'sendNotice' | 'postText' | 'findPostedPrompt';
+
+/** A failure to inject; `afterAccepting` = the platform did it, then the call timed out. */
+export type InjectedFailure = PlatformFailure & { readonly afterAccepting?: boolean };
+
+/** Every effect the platform carried out, in order. Failed calls that did nothing are absent. */
+export type PlatformEffect =
+  | {
+      readonly op: 'postPrompt';
+      readonly target: PromptTarget;
+      readonly view: PromptView;
+      readonly ref: MessageRef;
+    }
+  | {
+      readonly op: 'editPrompt';
+      readonly target: PromptTarget;
+      readonly ref: MessageRef;
+      readonly view: PromptView;
+    }
+  | {
+      readonly op: 'sendNotice';
+      readonly conversation: Conversation;
+      readonly to: Person;
+      readonly text: string;
+      readonly near?: MessageRef;
+    }
+  | {
+      readonly op: 'postText';
+      readonly conversation: Conversation;
+      readonly text: string;
+      readonly role: TextRole;
+      readonly outputId: string;
+      readonly ref: MessageRef;
+    };
+
+export class InjectedPlatformError extends Error {
+  override readonly name = 'InjectedPlatformError';
+
+  constructor(readonly failure: PlatformFailure) {
+    super(`injected ${failure.kind} failure: ${failure.reason}`);
+  }
+}
+
+/**
+ * An in-memory chat platform: the only thing these tests fake. It records every effect, can be
+ * told to fail the next calls of an operation, and finds posted prompts by their reference
+ * (as a platform with message metadata would).
+ */
+export class RecordingPlatformAdapter implements PlatformAdapter {
+  readonly effects: PlatformEffect[] = [];
+  /** Every call made, failed or not. */
+  readonly calls: { readonly op: PlatformOperation; readonly at: number }[] = [];
+  private readonly injected = new Map<PlatformOperation, InjectedFailure[]>();
+  private nextId = 1;
+
+  constructor(readonly platform: Platform = 'slack') {}
+
+  failNext(op: PlatformOperation, failure: InjectedFailure, times = 1): void {
+    const queue = this.injected.get(op) ?? [];
+    for (let i = 0; i < times; i += 1) queue.push(failure);
+    this.injected.set(op, queue);
+  }
+
+  async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
+    return this.perform('postPrompt', () => {
+      const ref = this.newRef(target.conversation);
+      this.effects.push({ op: 'postPrompt', target, view, ref });
+      return ref;
+    });
+  }
+
+  async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
+    return this.perform('editPrompt', () => {
+      this.effects.push({ op: 'editPrompt', target, ref, view });
+    });
+  }
+
+  async sendNotice(
+    conversation: Conversation,
+    to: Person,
+    text: string,
+    near?: MessageRef,
+  ): Promise<void> {
+    return this.perform('sendNotice', () => {
+      this.effects.push({ op: 'sendNotice', conversation, to, text, ...(near ? { near } : {}) });
+    });
+  }
+
+  async postText(
+    conversation: Conversation,
+    text: string,
+    role: TextRole,
+    outputId: string,
+  ): Promise<MessageRef> {
+    return this.perform('postText', () => {
+      const ref = this.newRef(conversation);
+      this.effects.push({ op: 'postText', conversation, text, role, outputId, ref });
+      return ref;
+    });
+  }
+
+  async findPostedPrompt(target: PromptTarget): Promise<MessageRef | undefined> {
+    return this.perform('findPostedPrompt', () => this.postsFor(target.promptRef)[0]?.ref);
+  }
+
+  classifyFailure(error: unknown): PlatformFailure {
+    return error instanceof InjectedPlatformError
+      ? error.failure
+      : { kind: 'transient', reason: 'unexpected_error' };
+  }
+
+  posts(): Extract<PlatformEffect, { op: 'postPrompt' }>[] {
+    return this.effects.filter((e) => e.op === 'postPrompt');
+  }
+
+  postsFor(promptRef: string): Extract<PlatformEffect, { op: 'postPrompt' }>[] {
+    return this.posts().filter((e) => e.target.promptRef === promptRef);
+  }
+
+  editsFor(promptRef: string): Extract<PlatformEffect, { op: 'editPrompt' }>[] {
+    return this.effects.filter(
+      (e): e is Extract<PlatformEffect, { op: 'editPrompt' }> =>
+        e.op === 'editPrompt' && e.target.promptRef === promptRef,
+    );
+  }
+
+  noticesTo(personId: string): Extract<PlatformEffect, { op: 'sendNotice' }>[] {
+    return this.effects.filter(
+      (e): e is Extract<PlatformEffect, { op: 'sendNotice' }> =>
+        e.op === 'sendNotice' && e.to.id === personId,
+    );
+  }
+
+  textsFor(outputId: string): Extract<PlatformEffect, { op: 'postText' }>[] {
+    return this.effects.filter(
+      (e): e is Extract<PlatformEffect, { op: 'postText' }> =>
+        e.op === 'postText' && e.outputId === outputId,
+    );
+  }
+
+  callsOf(op: PlatformOperation): number[] {
+    return this.calls.filter((c) => c.op === op).map((c) => c.at);
+  }
+
+  private async perform<T>(op: PlatformOperation, effect: () => T): Promise<T> {
+    this.calls.push({ op, at: Date.now() });
+    const failure = this.injected.get(op)?.shift();
+    if (failure === undefined) return effect();
+    if (failure.afterAccepting === true) effect();
+    throw new InjectedPlatformError(failure);
+  }
+
+  private newRef(conversation: Conversation): MessageRef {
+    const n = this.nextId;
+    this.nextId += 1;
+    return {
+      channelId: conversation.channelId,
+      messageId: `1700000000.${String(n).padStart(6, '0')}`,
+    };
+  }
+}

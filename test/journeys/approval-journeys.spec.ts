@@ -1,0 +1,131 @@
+import type { Platform } from '@tollgate/protocol';
+import { CONTRACT_DRIVERS } from '../contract/drivers';
+import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
+import { BindingFixture } from '../support/binding.fixture';
+import { alice } from '../support/commands';
+import { SessionServiceFixture } from '../support/session-service.fixture';
+import { uniqueToken } from '../support/unique';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * (process) The whole system through chat only: signed platform requests in, the platform's
+ * fake API out, the session service and the binding as real processes on one prefix, the
+ * session service restarted for real in between.
+ */
+const platforms = Object.keys(CONTRACT_DRIVERS) as Platform[];
+
+describe.each(platforms)('whole system through %s', (platform) => {
+  let driver: PlatformDriver;
+  let session: SessionServiceFixture;
+  let binding: BindingFixture;
+
+  beforeAll(async () => {
+    driver = CONTRACT_DRIVERS[platform]!();
+    await driver.start();
+    const prefix = uniqueToken(`e${platform}`).slice(0, 24);
+    session = await SessionServiceFixture.create(`e${platform}ss`, {}, { prefix });
+    binding = await BindingFixture.create(
+      `${platform}-binding`,
+      `e${platform}b`,
+      () => driver.bindingEnv(),
+      {},
+      { prefix },
+    );
+  });
+
+  afterAll(async () => {
+    await binding?.dispose();
+    await session?.dispose();
+    await driver?.stop();
+  });
+
+  const say = async (
+    conversation: ReturnType<PlatformDriver['freshConversation']>,
+    text: string,
+  ) => {
+    const response = await driver.say(binding.url, conversation, text, alice);
+    expect(response.status).toBe(200);
+  };
+
+  const prompt = (
+    conversation: ReturnType<PlatformDriver['freshConversation']>,
+    what: string,
+    predicate: (m: ChatMessageView) => boolean,
+  ) =>
+    waitFor(what, () =>
+      driver
+        .messagesIn(conversation)
+        .find((m) => (m.buttons.length > 0 || m.edits > 0 ? predicate(m) : false)),
+    );
+
+  const replyIn = (conversation: ReturnType<PlatformDriver['freshConversation']>, text: string) =>
+    waitFor(`the reply "${text}"`, () =>
+      driver.messagesIn(conversation).find((m) => m.buttons.length === 0 && m.text.includes(text)),
+    );
+
+  it('E1 a gated tool: prompt, restart says it survived, a click runs it once and shows the decision', async () => {
+    const conversation = driver.freshConversation();
+    await say(conversation, '!write_note {"text":"buy milk"}');
+    const posted = await prompt(
+      conversation,
+      'the prompt with buttons',
+      (m) => m.buttons.length > 0,
+    );
+    expect(posted.text).toContain('buy milk');
+
+    await session.restart('SIGTERM');
+    const refreshed = await prompt(conversation, 'the still-valid prompt', (m) =>
+      /still valid/i.test(m.text),
+    );
+    expect(refreshed.messageId).toBe(posted.messageId);
+    expect(refreshed.buttons.map((b) => b.label)).toEqual(posted.buttons.map((b) => b.label));
+
+    const approve = refreshed.buttons.find((b) => b.label === 'Approve once')!;
+    expect((await driver.click(binding.url, refreshed, approve, alice)).status).toBe(200);
+    const decided = await prompt(
+      conversation,
+      'the decided prompt',
+      (m) => m.buttons.length === 0 && m.text.includes('Approve once'),
+    );
+    expect(decided.messageId).toBe(posted.messageId);
+    await replyIn(conversation, 'write_note: 1');
+  });
+
+  it('E2 a new message supersedes the prompt: buttons gone, new message answered, old buttons run nothing', async () => {
+    const conversation = driver.freshConversation();
+    await say(conversation, '!write_note {"text":"old idea"}');
+    const posted = await prompt(
+      conversation,
+      'the prompt with buttons',
+      (m) => m.buttons.length > 0,
+    );
+
+    await session.restart('SIGTERM');
+    await prompt(conversation, 'the still-valid prompt', (m) => /still valid/i.test(m.text));
+
+    await say(conversation, 'never mind');
+    const superseded = await prompt(
+      conversation,
+      'the superseded prompt',
+      (m) => m.buttons.length === 0 && /superseded/i.test(m.text),
+    );
+    expect(superseded.messageId).toBe(posted.messageId);
+    await replyIn(conversation, 'You said: never mind');
+
+    // An approver whose client still shows the old buttons clicks one.
+    const noticesBefore = driver.notices().length;
+    const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
+    expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
+    await waitFor('a private notice that the prompt expired', () =>
+      driver.notices().length > noticesBefore ? true : undefined,
+    );
+    // Nothing ran: the journal holds no execution, and no reply names the tool.
+    const journal = await session.journal(
+      binding.commands.find((c) => c.command.conversation.channelId === conversation.channelId)!
+        .command.sessionId,
+    );
+    expect(journal.filter((e) => e.type === 'ToolExecutionStarted')).toHaveLength(0);
+    expect(driver.messagesIn(conversation).some((m) => m.text.includes('write_note:'))).toBe(false);
+    expect(driver.messagesIn(conversation).filter((m) => m.buttons.length > 0)).toHaveLength(0);
+  });
+});
