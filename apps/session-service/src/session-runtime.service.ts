@@ -23,6 +23,7 @@ import { RecoverSessions } from './recovery/recover-sessions.usecase';
 import type { SessionServiceConfig } from './session-service.config';
 import { TOOL_POLICY, TOOL_REGISTRY, type ToolRegistry } from './tools/tool-registry';
 import type { ToolPolicy } from './tools/tool-policy';
+import { TOOL_GRANTS, type ToolGrants } from './session/domain/tool-grants.port';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -43,6 +44,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     @Inject(MODEL_CLIENT) private readonly model: ModelClient,
     @Inject(TOOL_REGISTRY) private readonly tools: ToolRegistry,
     @Inject(TOOL_POLICY) private readonly policy: ToolPolicy,
+    @Inject(TOOL_GRANTS) private readonly grants: ToolGrants,
     private readonly database: DatabaseClient,
     private readonly nats: NatsClient,
     private readonly consumers: ConsumerHost,
@@ -82,6 +84,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
           model: this.model,
           tools: this.tools,
           policy: this.policy,
+          grants: this.grants,
         });
         return commandMessageHandler(subjects, handle, this.logger)(message);
       },

@@ -8,6 +8,7 @@ import { ScriptedModelClient } from './model/scripted-model.client';
 import { SessionRuntime } from './session-runtime.service';
 import type { SessionServiceConfig } from './session-service.config';
 import { defaultToolPolicy } from './tools/tool-policy';
+import { noToolGrants, TOOL_GRANTS } from './session/domain/tool-grants.port';
 import { builtInTools, TOOL_POLICY, TOOL_REGISTRY } from './tools/tool-registry';
 
 @Module({})
@@ -31,6 +32,7 @@ export class SessionServiceModule {
         { provide: MODEL_CLIENT, useValue: new ScriptedModelClient() },
         { provide: TOOL_REGISTRY, useValue: builtInTools() },
         { provide: TOOL_POLICY, useValue: defaultToolPolicy() },
+        { provide: TOOL_GRANTS, useValue: noToolGrants },
         SessionRuntime,
       ],
     };

@@ -10,11 +10,13 @@ import { defaultToolPolicy } from '../../../apps/session-service/src/tools/tool-
 import { builtInTools } from '../../../apps/session-service/src/tools/tool-registry';
 import { freshConversation, userMessage } from '../../support/commands';
 import { createTestSchema, withClient } from '../../support/database';
+import { noToolGrants } from '../../../apps/session-service/src/session/domain/tool-grants.port';
 
 const deps = {
   model: new ScriptedModelClient(),
   tools: builtInTools(),
   policy: defaultToolPolicy(),
+  grants: noToolGrants,
 };
 
 describe('session store (journal, outbox, ledger in one transaction)', () => {

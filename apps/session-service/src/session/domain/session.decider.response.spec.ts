@@ -16,6 +16,7 @@ import {
   sessionId,
   SOMEONE_ELSE,
 } from './testing/session-given';
+import { noToolGrants } from './tool-grants.port';
 
 /** Given S1: write_note (call_2_1) parked behind its prompt, its echo sibling (call_2_2) done. */
 async function givenS1Parked(): Promise<SessionGiven> {
@@ -408,6 +409,7 @@ describe('S8 who may answer, and with what', () => {
             ? { mode: 'approval', options: onceOrDeny }
             : { mode: 'auto', options: onceOrDeny },
       },
+      grants: noToolGrants,
     });
     const parked = await session.message('!write_note {"text":"x"}');
     expect(outputsOf(parked.outputs, 'ToolInteractionRequest')[0].options).toEqual(onceOrDeny);

@@ -17,6 +17,7 @@ import {
   sessionId,
 } from './testing/session-given';
 import { continueTurn } from './turn-runner';
+import { noToolGrants } from './tool-grants.port';
 
 /** Wraps the scripted model and keeps every request, to see what the model was shown. */
 class RecordingModel implements ModelClient {
@@ -31,7 +32,12 @@ class RecordingModel implements ModelClient {
 const scripted = new ScriptedModelClient();
 
 function sessionWith(model: ModelClient): SessionGiven {
-  return new SessionGiven({ model, tools: builtInTools(), policy: defaultToolPolicy() });
+  return new SessionGiven({
+    model,
+    tools: builtInTools(),
+    policy: defaultToolPolicy(),
+    grants: noToolGrants,
+  });
 }
 
 describe('turn runner', () => {
@@ -130,6 +136,7 @@ describe('turn runner', () => {
       model: scripted,
       tools: builtInTools(),
       policy: { entryFor: (name) => (name === 'echo' ? { mode: 'deny', options } : undefined) },
+      grants: noToolGrants,
     });
 
     const decision = await session.message('!echo {"text":"hi"}');
@@ -148,9 +155,11 @@ describe('turn runner', () => {
       '2024-05-01T12:00:00.000Z',
     );
 
-    await continueTurn(recorder, { model, tools: builtInTools(), policy: defaultToolPolicy() }, [
-      { role: 'user', content: 'hello' },
-    ]);
+    await continueTurn(
+      recorder,
+      { model, tools: builtInTools(), policy: defaultToolPolicy(), grants: noToolGrants },
+      [{ role: 'user', content: 'hello' }],
+    );
 
     expect(model.requests).toEqual([]);
     expect(recorder.recorded).toEqual([]);

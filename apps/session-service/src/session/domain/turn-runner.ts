@@ -24,11 +24,21 @@ export async function continueTurn(
   for (let round = 0; round < MAX_MODEL_ROUNDS_PER_TURN; round += 1) {
     const turn = recorder.current.turn;
     if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return;
-    const reply = await deps.model.complete({
-      messages: seen,
-      turnSeq: turn.turnSeq,
-      tools: deps.tools.list().map((t) => ({ name: t.name, description: t.description })),
-    });
+    let reply;
+    try {
+      reply = await deps.model.complete({
+        messages: seen,
+        turnSeq: turn.turnSeq,
+        tools: deps.tools.list().map((t) => ({ name: t.name, description: t.description })),
+      });
+    } catch (error) {
+      // A model that errs or times out fails the turn; the user is told, nothing is left open.
+      const reason = `the model did not answer: ${error instanceof Error ? error.message : String(error)}`;
+      recorder.record({ type: 'TurnFailed', reason }, [
+        { type: 'TextOutput', text: boundedText(`The turn failed: ${reason}`), role: 'notice' },
+      ]);
+      return;
+    }
     if (reply.toolCalls.length === 0) {
       recorder.record({ type: 'TurnCompleted', reply: reply.content }, [
         { type: 'TextOutput', text: boundedText(reply.content), role: 'assistant' },
@@ -63,7 +73,7 @@ async function startBatch(
       recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
     } else if (entry.mode === 'deny') {
       recordResult(recorder, call, 'refused_by_policy', RESULT_REFUSED);
-    } else if (entry.mode === 'auto' || recorder.current.sessionGrants.includes(call.toolName)) {
+    } else if (entry.mode === 'auto' || (await isGranted(recorder, deps, call.toolName))) {
       await execute(recorder, deps, call);
     } else {
       gated.push(call);
@@ -103,6 +113,17 @@ async function startBatch(
     );
   }
   return gated.length > 0;
+}
+
+/** "Allow in this chat" lives in the journal; "Always allow" in the workspace's grants. */
+async function isGranted(
+  recorder: SessionRecorder,
+  deps: SessionDeps,
+  toolName: string,
+): Promise<boolean> {
+  const state = recorder.current;
+  if (state.sessionGrants.includes(toolName)) return true;
+  return state.conversation ? deps.grants.isAlwaysAllowed(state.conversation, toolName) : false;
 }
 
 /**

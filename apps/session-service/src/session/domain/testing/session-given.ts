@@ -19,12 +19,18 @@ import type { JournaledEvent, SessionEvent } from '../session-event';
 import { type RecordedEvent, SessionRecorder } from '../session-recorder';
 import { replay, type SessionState } from '../session-state';
 import { decideJoin, decideRecovery, decideResponse, decideUserMessage } from '../session.decider';
+import { noToolGrants } from '../tool-grants.port';
 
 export { sessionId };
 
 /** The ports the infrastructure wires by default: scripted model, built-in tools and policy. */
 export function defaultDeps(): SessionDeps {
-  return { model: new ScriptedModelClient(), tools: builtInTools(), policy: defaultToolPolicy() };
+  return {
+    model: new ScriptedModelClient(),
+    tools: builtInTools(),
+    policy: defaultToolPolicy(),
+    grants: noToolGrants,
+  };
 }
 
 /** What one decision recorded: the events to journal with their outputs, and the rest. */
