@@ -3,12 +3,14 @@
 // Type checking is `npm run typecheck` (tsc --noEmit); this step only transpiles, so a
 // build of all four services takes about a second on two cores instead of a webpack run each.
 import { transformFile } from '@swc/core';
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
+const finalDist = join(root, 'dist');
+// Built aside and swapped in, so a running service or test never sees a half-built dist/.
+const dist = join(root, `.dist-build-${process.pid}`);
 const aliasPattern = /require\("@tollgate\/([a-z-]+)"\)/g;
 
 async function* sources(dir) {
@@ -73,4 +75,8 @@ for (const pkg of await packages()) {
   }
 }
 await Promise.all(jobs);
+const old = join(root, `.dist-old-${process.pid}`);
+await rename(finalDist, old).catch(() => undefined);
+await rename(dist, finalDist);
+await rm(old, { recursive: true, force: true });
 console.log(`built ${count} files into dist/ in ${Date.now() - started} ms`);

@@ -54,8 +54,9 @@ export class SessionServiceFixture {
     };
   }
 
-  async start(): Promise<ServiceProcess> {
-    this.process = await startService('session-service', this.env());
+  /** Starts a process; `overrides` apply to this process only (e.g. a failpoint). */
+  async start(overrides: Record<string, string> = {}): Promise<ServiceProcess> {
+    this.process = await startService('session-service', { ...this.env(), ...overrides });
     await this.process.waitUntilReady();
     return this.process;
   }

@@ -9,18 +9,23 @@ import {
   ConsumerHost,
   DatabaseClient,
   NatsClient,
+  ReadinessService,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
 import { commandMessageHandler } from './commands/command.consumer';
 import { HandleCommand } from './commands/handle-command.usecase';
 import { pruneJournalTables } from './journal/journal-housekeeping';
+import { failpointFor } from './journal/failpoint';
 import { SessionStore } from './journal/session-store';
+import { LeaderLock } from './leadership/leader-lock';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OutboxRelay } from './outbox/outbox-relay.service';
 import { RecoverSessions } from './recovery/recover-sessions.usecase';
 import type { SessionServiceConfig } from './session-service.config';
+import type { SessionDeps } from './session/domain/session-deps';
 import { TOOL_POLICY, TOOL_REGISTRY, type ToolRegistry } from './tools/tool-registry';
 import type { ToolPolicy } from './tools/tool-policy';
 import { TOOL_GRANTS, type ToolGrants } from './session/domain/tool-grants.port';
@@ -28,14 +33,19 @@ import { TOOL_GRANTS, type ToolGrants } from './session/domain/tool-grants.port'
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * Wires the session service once its dependencies answer: recover parked sessions, relay
- * the outbox, then pull commands. On shutdown the consumer drains first, so the outputs of
- * in-flight commands are still relayed before the connections close.
+ * Wires the session service once its dependencies answer. Only the instance holding the
+ * leader lock works: it recovers parked sessions, relays the outbox, then pulls commands; a
+ * standby stays ready, says so, and waits for the lock. On shutdown the consumer drains
+ * first, so the outputs of in-flight commands are still relayed, and the lock goes last, so
+ * a standby takes over only once nothing here writes any more.
  */
 @Injectable()
 export class SessionRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private relay?: OutboxRelay;
+  private recovered?: Promise<unknown>;
   private housekeeping?: NodeJS.Timeout;
+  private stopping = false;
+  private readonly leader: LeaderLock;
   private readonly logger: Logger;
 
   constructor(
@@ -48,53 +58,86 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     private readonly database: DatabaseClient,
     private readonly nats: NatsClient,
     private readonly consumers: ConsumerHost,
+    private readonly readiness: ReadinessService,
   ) {
     this.logger = logger.child({ component: 'session-runtime' });
+    this.leader = new LeaderLock({
+      databaseUrl: config.DATABASE_URL,
+      schema: config.DATABASE_SCHEMA,
+      logger,
+      onLost: (error) => {
+        // Another instance may already hold the lock; optimistic concurrency on the journal
+        // covers whatever this one was doing, and the orchestrator restarts it as a standby.
+        this.logger.fatal({ err: error }, 'lost the leader lock connection; exiting');
+        process.exit(1);
+      },
+    });
   }
 
   onApplicationBootstrap(): void {
+    // Ready once the role is known: a standby answers 200 without a consumer, the active
+    // instance registers its consumer check in the same tick as it takes the lock.
+    this.readiness.register({ name: 'leadership', check: () => this.leader.decided });
+    this.readiness.describe('role', () => this.leader.role);
+    void this.lead();
+  }
+
+  private async lead(): Promise<void> {
+    const [dataSource] = await Promise.all([this.database.whenReady(), this.nats.whenReady()]);
+    if (this.stopping || !(await this.leader.acquire()) || this.stopping) return;
+    this.becomeActive(dataSource);
+  }
+
+  /** Synchronous, so a shutdown sees either nothing started or everything it must stop. */
+  private becomeActive(dataSource: DataSource): void {
     const subjects = new Subjects(this.config.TOLLGATE_SUBJECT_PREFIX);
     const channel = `outbox_${this.config.DATABASE_SCHEMA}`;
-    const ready = Promise.all([this.database.whenReady(), this.nats.whenReady()]);
-    const recovered = ready.then(async ([dataSource]) => {
-      const store = new SessionStore(dataSource, subjects, channel);
-      this.relay = new OutboxRelay({
-        dataSource,
-        databaseUrl: this.config.DATABASE_URL,
-        channel,
-        publisher: () => this.nats.publisher,
-        logger: this.logger,
-      });
-      this.relay.start();
-      this.housekeeping = setInterval(() => {
-        pruneJournalTables(dataSource).then(
-          (pruned) => this.logger.debug(pruned, 'pruned journal tables'),
-          (error: unknown) => this.logger.warn({ err: error }, 'pruning journal tables failed'),
-        );
-      }, HOUSEKEEPING_INTERVAL_MS);
-      this.housekeeping.unref();
-      await new RecoverSessions(store, this.logger).execute();
-      return store;
+    const store = new SessionStore(
+      dataSource,
+      subjects,
+      channel,
+      undefined,
+      failpointFor(this.config.TOLLGATE_FAILPOINT),
+    );
+    this.relay = new OutboxRelay({
+      dataSource,
+      databaseUrl: this.config.DATABASE_URL,
+      channel,
+      publisher: () => this.nats.publisher,
+      logger: this.logger,
     });
+    this.relay.start();
+    this.housekeeping = setInterval(() => {
+      pruneJournalTables(dataSource).then(
+        (pruned) => this.logger.debug(pruned, 'pruned journal tables'),
+        (error: unknown) => this.logger.warn({ err: error }, 'pruning journal tables failed'),
+      );
+    }, HOUSEKEEPING_INTERVAL_MS);
+    this.housekeeping.unref();
+    const deps: SessionDeps = {
+      model: this.model,
+      tools: this.tools,
+      policy: this.policy,
+      grants: this.grants,
+    };
+    const recovered = new RecoverSessions(store, this.logger, deps).execute();
+    this.recovered = recovered;
+    const handle = new HandleCommand(store, deps);
     void this.consumers.run(
       sessionServiceConsumer(this.config.TOLLGATE_SUBJECT_PREFIX, this.config.TOLLGATE_ACK_WAIT_MS),
-      async (message) => {
-        const store = await recovered;
-        const handle = new HandleCommand(store, {
-          model: this.model,
-          tools: this.tools,
-          policy: this.policy,
-          grants: this.grants,
-        });
-        return commandMessageHandler(subjects, handle, this.logger)(message);
-      },
+      commandMessageHandler(subjects, handle, this.logger),
       { after: recovered },
     );
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.housekeeping);
+    // A standby has nothing to finish: stop waiting for the lock at once.
+    if (this.leader.role === 'standby') await this.leader.release();
     await this.consumers.beforeApplicationShutdown();
+    await this.recovered?.catch(() => undefined);
     await this.relay?.stop();
+    await this.leader.release();
   }
 }

@@ -1,5 +1,6 @@
 import { type BaseConfig, ConfigError, loadConfig } from '@tollgate/service-runtime';
 import { z } from 'zod';
+import type { CheckpointName } from './session/domain/session-recorder';
 
 const ownShape = {
   MODEL_PROVIDER: z.enum(['scripted', 'openai']).default('scripted'),
@@ -7,6 +8,8 @@ const ownShape = {
   OPENAI_API_KEY: z.string().optional(),
   MODEL: z.string().optional(),
   TOOL_POLICY_FILE: z.string().optional(),
+  /** Test-only: kill the process right after this checkpoint commits (crash scenarios). */
+  TOLLGATE_FAILPOINT: z.enum(['approval-resolved', 'tool-starting']).optional(),
 };
 
 export type SessionServiceConfig = BaseConfig & {
@@ -15,6 +18,7 @@ export type SessionServiceConfig = BaseConfig & {
   OPENAI_API_KEY?: string;
   MODEL?: string;
   TOOL_POLICY_FILE?: string;
+  TOLLGATE_FAILPOINT?: CheckpointName;
 };
 
 export function loadSessionServiceConfig(env: NodeJS.ProcessEnv): SessionServiceConfig {

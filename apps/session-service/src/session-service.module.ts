@@ -1,19 +1,28 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { sessionServiceConsumer, streamDefinitions } from '@tollgate/protocol';
-import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
+import {
+  DatabaseClient,
+  InfrastructureModule,
+  ServiceRuntimeModule,
+} from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
+import { ToolGrantsRepository } from './grants/tool-grants.repository';
 import { MIGRATIONS } from './migrations';
-import { MODEL_CLIENT } from './model/model-client.port';
+import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
+import { OpenAiChatClient } from './model/openai-chat.client';
 import { ScriptedModelClient } from './model/scripted-model.client';
 import { SessionRuntime } from './session-runtime.service';
 import type { SessionServiceConfig } from './session-service.config';
-import { defaultToolPolicy } from './tools/tool-policy';
-import { noToolGrants, TOOL_GRANTS } from './session/domain/tool-grants.port';
+import { TOOL_GRANTS } from './session/domain/tool-grants.port';
+import type { ToolPolicy } from './tools/tool-policy';
 import { builtInTools, TOOL_POLICY, TOOL_REGISTRY } from './tools/tool-registry';
+
+/** The validated environment plus the policy file it names (loaded once, at start). */
+export type SessionServiceStartConfig = SessionServiceConfig & { readonly toolPolicy: ToolPolicy };
 
 @Module({})
 export class SessionServiceModule {
-  static forRoot(config: SessionServiceConfig, logger: Logger): DynamicModule {
+  static forRoot(config: SessionServiceStartConfig, logger: Logger): DynamicModule {
     const prefix = config.TOLLGATE_SUBJECT_PREFIX;
     const streams = streamDefinitions(prefix, { outMaxAgeDays: config.TOLLGATE_OUT_MAX_AGE_DAYS });
     return {
@@ -29,12 +38,32 @@ export class SessionServiceModule {
         }),
       ],
       providers: [
-        { provide: MODEL_CLIENT, useValue: new ScriptedModelClient() },
+        { provide: MODEL_CLIENT, useValue: modelClientFor(config) },
         { provide: TOOL_REGISTRY, useValue: builtInTools() },
-        { provide: TOOL_POLICY, useValue: defaultToolPolicy() },
-        { provide: TOOL_GRANTS, useValue: noToolGrants },
+        { provide: TOOL_POLICY, useValue: config.toolPolicy },
+        {
+          provide: TOOL_GRANTS,
+          useFactory: (database: DatabaseClient) =>
+            new ToolGrantsRepository(() => database.whenReady()),
+          inject: [DatabaseClient],
+        },
         SessionRuntime,
       ],
     };
+  }
+}
+
+function modelClientFor(config: SessionServiceConfig): ModelClient {
+  switch (config.MODEL_PROVIDER) {
+    case 'scripted':
+      return new ScriptedModelClient();
+    case 'openai': {
+      const { OPENAI_BASE_URL: baseUrl, MODEL: model, OPENAI_API_KEY: apiKey } = config;
+      // loadSessionServiceConfig already refused a start without them.
+      if (!baseUrl || !model) {
+        throw new Error('MODEL_PROVIDER=openai needs OPENAI_BASE_URL and MODEL');
+      }
+      return new OpenAiChatClient({ baseUrl, model, ...(apiKey ? { apiKey } : {}) });
+    }
   }
 }

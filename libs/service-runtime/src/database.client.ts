@@ -18,6 +18,7 @@ import { retryUntilStopped } from './startup-retry';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from './tokens';
 
 export const DATABASE_MIGRATIONS = Symbol('DATABASE_MIGRATIONS');
+const DATABASE_POOL_SIZE = 40;
 
 /**
  * The service's TypeORM data source in its own schema. Connects and migrates in the
@@ -44,6 +45,10 @@ export class DatabaseClient implements OnApplicationBootstrap, OnApplicationShut
       schema: config.DATABASE_SCHEMA,
       migrations,
       applicationName: config.service,
+      // A session decision holds one connection for its session lock while its queries may
+      // take another (grants); twice the consumer's in-flight bound keeps the pool from
+      // starving itself.
+      poolSize: DATABASE_POOL_SIZE,
       logger: this.logger,
     });
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));

@@ -53,4 +53,24 @@ export class SessionJournal1764460800000 implements MigrationInterface {
   }
 }
 
-export const SESSION_SERVICE_MIGRATIONS = [SessionJournal1764460800000];
+/**
+ * Sessions whose turn was mid-flight (a tool started) at their last commit. A normal command
+ * ends parked or idle and removes its row; a row left behind means the process died while a
+ * tool ran, and recovery must settle that turn.
+ */
+export class SessionsInFlight1764547200000 implements MigrationInterface {
+  name = 'SessionsInFlight1764547200000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE sessions_in_flight (session_id text PRIMARY KEY)`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE sessions_in_flight`);
+  }
+}
+
+export const SESSION_SERVICE_MIGRATIONS = [
+  SessionJournal1764460800000,
+  SessionsInFlight1764547200000,
+];

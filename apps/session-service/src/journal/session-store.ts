@@ -1,9 +1,11 @@
 import { type Output, outputSubject, type Subjects } from '@tollgate/protocol';
-import { type DataSource, type EntityManager, QueryFailedError } from 'typeorm';
+import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import { pendingCalls } from '../session/domain/approval-turn';
 import type { JournaledEvent, SessionEvent } from '../session/domain/session-event';
 import { SessionRecorder } from '../session/domain/session-recorder';
 import { replay } from '../session/domain/session-state';
+import { projectAlwaysGrants } from '../grants/always-grants.projection';
+import { type Failpoint, noFailpoint } from './failpoint';
 
 /** Advisory-lock class of "one command at a time per session" (second key: hash of the id). */
 const SESSION_LOCK_CLASS = 0x7017;
@@ -14,12 +16,18 @@ export type DecisionResult =
   | { readonly kind: 'decided'; readonly events: number; readonly outputs: number };
 
 /** Optimistic concurrency lost: another writer appended to the session first. */
-class JournalConflict extends Error {}
+export class JournalConflict extends Error {
+  override readonly name = 'JournalConflict';
+}
+
+type Decision = (recorder: SessionRecorder) => Promise<void> | void;
 
 /**
- * Runs one decision for one session in one transaction: lock the session, skip a command
- * already processed, rebuild the state from the journal, decide, then append the events,
- * their outputs (outbox), the pending-approvals projection and the command ledger together.
+ * Runs one decision for one session. The session's advisory lock is held on one connection
+ * for the whole decision, so commands of a session run one at a time even across the
+ * decision's commits: everything up to a tool run is committed first (the recorder's
+ * checkpoint), then the rest. Each commit appends the events, their outputs (outbox), the
+ * projections and, with the first commit, the command ledger — together.
  */
 export class SessionStore {
   constructor(
@@ -27,79 +35,122 @@ export class SessionStore {
     private readonly subjects: Subjects,
     private readonly outboxChannel: string,
     private readonly now: () => string = () => new Date().toISOString(),
+    readonly failpoint: Failpoint = noFailpoint,
   ) {}
 
   async decide(
     sessionId: string,
     commandId: string | undefined,
-    decision: (recorder: SessionRecorder) => Promise<void> | void,
+    decision: Decision,
   ): Promise<DecisionResult> {
-    for (let attempt = 1; ; attempt += 1) {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`SELECT pg_advisory_lock($1, hashtext($2))`, [
+        SESSION_LOCK_CLASS,
+        sessionId,
+      ]);
       try {
-        return await this.dataSource.transaction((manager) =>
-          this.decideInTransaction(manager, sessionId, commandId, decision),
-        );
-      } catch (error) {
-        // Only a standby taking over mid-write can get here; the lock normally prevents it.
-        if (error instanceof JournalConflict && attempt < MAX_CONFLICT_RETRIES) continue;
-        throw error;
+        for (let attempt = 1; ; attempt += 1) {
+          const run = new DecisionRun(runner, sessionId, commandId, this);
+          try {
+            return await run.execute(decision);
+          } catch (error) {
+            // Only a writer without the lock (a standby mid-takeover) can get here. Retrying is
+            // safe only while nothing of this decision was committed.
+            if (
+              error instanceof JournalConflict &&
+              !run.committedAny &&
+              attempt < MAX_CONFLICT_RETRIES
+            ) {
+              continue;
+            }
+            throw error;
+          }
+        }
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock($1, hashtext($2))`, [
+          SESSION_LOCK_CLASS,
+          sessionId,
+        ]);
       }
+    } finally {
+      await runner.release();
     }
   }
 
-  /** Sessions the projection says are parked: the ones a recovery must refresh. */
-  async parkedSessionIds(): Promise<string[]> {
-    const rows: { session_id: string }[] = await this.dataSource.query(
+  /**
+   * One decision over many sessions in one transaction, for recovery at scale: the sessions
+   * are locked together (transaction-scoped, in a fixed order so two callers cannot
+   * deadlock), loaded with one query and written with one statement per table. Only for
+   * decisions that need no checkpoint (refreshing parked sessions runs no tool).
+   */
+  async decideMany(
+    sessionIds: readonly string[],
+    decision: (recorder: SessionRecorder) => Promise<void> | void,
+  ): Promise<{ sessions: number; outputs: number }> {
+    const ids = [...new Set(sessionIds)].sort();
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query(
+        `SELECT pg_advisory_xact_lock($1, hashtext(id)) FROM unnest($2::text[]) AS id ORDER BY id`,
+        [SESSION_LOCK_CLASS, ids],
+      );
+      const rows: { session_id: string; seq: number; data: SessionEvent; occurred_at: Date }[] =
+        await manager.query(
+          `SELECT session_id, seq, data, occurred_at FROM session_events
+           WHERE session_id = ANY($1::text[]) ORDER BY session_id, seq`,
+          [ids],
+        );
+      const journals = new Map<string, JournaledEvent[]>(ids.map((id) => [id, []]));
+      for (const r of rows) {
+        journals.get(r.session_id)?.push({
+          seq: r.seq,
+          event: r.data,
+          occurredAt: new Date(r.occurred_at).toISOString(),
+        });
+      }
+      const now = this.now();
+      const recorders: SessionRecorder[] = [];
+      for (const [id, journal] of journals) {
+        const recorder = new SessionRecorder(replay(id, journal), now, async () => {
+          throw new Error('decideMany cannot checkpoint: use decide for decisions that run tools');
+        });
+        await decision(recorder);
+        if (recorder.recorded.length > 0 || recorder.unjournaledOutputs.length > 0)
+          recorders.push(recorder);
+      }
+      const events = recorders.flatMap((r) =>
+        r.recorded.map((e) => ({ ...e, sessionId: r.current.sessionId })),
+      );
+      const outputs = recorders.flatMap((r) => [
+        ...r.recorded.flatMap((e) => e.outputs),
+        ...r.unjournaledOutputs,
+      ]);
+      if (events.length > 0) {
+        await this.append(manager, events);
+        await this.project(manager, recorders);
+      }
+      if (outputs.length > 0) {
+        await this.enqueue(manager, outputs);
+        await manager.query(`SELECT pg_notify($1, '')`, [this.outboxChannel]);
+      }
+      return { sessions: recorders.length, outputs: outputs.length };
+    });
+  }
+
+  /** Sessions a recovery must look at: parked ones, and ones that died mid-turn. */
+  async sessionsToRecover(): Promise<{ parked: string[]; inFlight: string[] }> {
+    const parked: { session_id: string }[] = await this.dataSource.query(
       `SELECT DISTINCT session_id FROM pending_approvals ORDER BY session_id`,
     );
-    return rows.map((r) => r.session_id);
-  }
-
-  private async decideInTransaction(
-    manager: EntityManager,
-    sessionId: string,
-    commandId: string | undefined,
-    decision: (recorder: SessionRecorder) => Promise<void> | void,
-  ): Promise<DecisionResult> {
-    await manager.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [
-      SESSION_LOCK_CLASS,
-      sessionId,
-    ]);
-    if (commandId !== undefined) {
-      const seen: unknown[] = await manager.query(
-        `SELECT 1 FROM processed_commands WHERE command_id = $1`,
-        [commandId],
-      );
-      if (seen.length > 0) return { kind: 'duplicate' };
-    }
-    const recorder = new SessionRecorder(
-      replay(sessionId, await this.load(manager, sessionId)),
-      this.now(),
+    const inFlight: { session_id: string }[] = await this.dataSource.query(
+      `SELECT session_id FROM sessions_in_flight ORDER BY session_id`,
     );
-    await decision(recorder);
-
-    const outputs = [
-      ...recorder.recorded.flatMap((r) => r.outputs),
-      ...recorder.unjournaledOutputs,
-    ];
-    if (recorder.recorded.length > 0) {
-      await this.append(manager, sessionId, recorder.recorded);
-      await this.project(manager, sessionId, recorder);
-    }
-    if (outputs.length > 0) {
-      await this.enqueue(manager, outputs);
-      await manager.query(`SELECT pg_notify($1, '')`, [this.outboxChannel]);
-    }
-    if (commandId !== undefined) {
-      await manager.query(
-        `INSERT INTO processed_commands (command_id, session_id) VALUES ($1, $2)`,
-        [commandId, sessionId],
-      );
-    }
-    return { kind: 'decided', events: recorder.recorded.length, outputs: outputs.length };
+    return { parked: parked.map((r) => r.session_id), inFlight: inFlight.map((r) => r.session_id) };
   }
 
-  private async load(manager: EntityManager, sessionId: string): Promise<JournaledEvent[]> {
+  /** @internal used by DecisionRun */
+  async load(manager: EntityManager, sessionId: string): Promise<JournaledEvent[]> {
     const rows: { seq: number; data: SessionEvent; occurred_at: Date }[] = await manager.query(
       `SELECT seq, data, occurred_at FROM session_events WHERE session_id = $1 ORDER BY seq`,
       [sessionId],
@@ -111,19 +162,51 @@ export class SessionStore {
     }));
   }
 
+  /** @internal Appends what the recorder holds beyond `from`, with outputs and projections. */
+  async persist(
+    manager: EntityManager,
+    recorder: SessionRecorder,
+    from: { events: number; unjournaled: number },
+  ): Promise<number> {
+    const sessionId = recorder.current.sessionId;
+    const events = recorder.recorded.slice(from.events);
+    const outputs = [
+      ...events.flatMap((r) => r.outputs),
+      ...recorder.unjournaledOutputs.slice(from.unjournaled),
+    ];
+    if (events.length > 0) {
+      await this.append(
+        manager,
+        events.map((e) => ({ ...e, sessionId })),
+      );
+      await this.project(manager, [recorder]);
+      await projectAlwaysGrants(
+        manager,
+        recorder.current,
+        events.map((e) => e.event),
+      );
+    }
+    if (outputs.length > 0) {
+      await this.enqueue(manager, outputs);
+      await manager.query(`SELECT pg_notify($1, '')`, [this.outboxChannel]);
+    }
+    return outputs.length;
+  }
+
+  nowIso(): string {
+    return this.now();
+  }
+
   private async append(
     manager: EntityManager,
-    sessionId: string,
-    events: readonly JournaledEvent[],
+    events: readonly (JournaledEvent & { sessionId: string })[],
   ): Promise<void> {
     try {
       await manager.query(
         `INSERT INTO session_events (session_id, seq, type, data, occurred_at)
-         SELECT $1, e.seq, e.type, e.data, e.occurred_at
-         FROM unnest($2::int[], $3::text[], $4::jsonb[], $5::timestamptz[])
-           AS e(seq, type, data, occurred_at)`,
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::jsonb[], $5::timestamptz[])`,
         [
-          sessionId,
+          events.map((e) => e.sessionId),
           events.map((e) => e.seq),
           events.map((e) => e.event.type),
           events.map((e) => JSON.stringify(e.event)),
@@ -135,25 +218,46 @@ export class SessionStore {
         error instanceof QueryFailedError &&
         (error.driverError as { code?: string }).code === '23505'
       ) {
-        throw new JournalConflict(`session ${sessionId} was appended to concurrently`);
+        throw new JournalConflict('a session was appended to concurrently');
       }
       throw error;
     }
   }
 
+  /** The pending-approvals and in-flight projections of the sessions' current states. */
   private async project(
     manager: EntityManager,
-    sessionId: string,
-    recorder: SessionRecorder,
+    recorders: readonly SessionRecorder[],
   ): Promise<void> {
-    const pending = pendingCalls(recorder.current.turn);
-    await manager.query(`DELETE FROM pending_approvals WHERE session_id = $1`, [sessionId]);
-    if (pending.length === 0) return;
-    await manager.query(
-      `INSERT INTO pending_approvals (session_id, call_id, requested_seq)
-       SELECT $1, p.call_id, p.seq FROM unnest($2::text[], $3::int[]) AS p(call_id, seq)`,
-      [sessionId, pending.map((p) => p.callId), pending.map((p) => p.requestedSeq)],
+    const ids = recorders.map((r) => r.current.sessionId);
+    const pending = recorders.flatMap((r) =>
+      pendingCalls(r.current.turn).map((p) => ({ sessionId: r.current.sessionId, ...p })),
     );
+    await manager.query(`DELETE FROM pending_approvals WHERE session_id = ANY($1::text[])`, [ids]);
+    if (pending.length > 0) {
+      await manager.query(
+        `INSERT INTO pending_approvals (session_id, call_id, requested_seq)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::int[])`,
+        [
+          pending.map((p) => p.sessionId),
+          pending.map((p) => p.callId),
+          pending.map((p) => p.requestedSeq),
+        ],
+      );
+    }
+    const inFlight = recorders
+      .filter((r) => r.current.turn.phase === 'Running' || r.current.turn.phase === 'Redriving')
+      .map((r) => r.current.sessionId);
+    await manager.query(
+      `DELETE FROM sessions_in_flight WHERE session_id = ANY($1::text[]) AND NOT session_id = ANY($2::text[])`,
+      [ids, inFlight],
+    );
+    if (inFlight.length > 0) {
+      await manager.query(
+        `INSERT INTO sessions_in_flight (session_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING`,
+        [inFlight],
+      );
+    }
   }
 
   private async enqueue(manager: EntityManager, outputs: readonly Output[]): Promise<void> {
@@ -171,5 +275,73 @@ export class SessionStore {
         outputs.map((o) => JSON.stringify(o)),
       ],
     );
+  }
+}
+
+/** One attempt at a decision on the locked connection, committing at each checkpoint. */
+class DecisionRun {
+  committedAny = false;
+  private persisted = { events: 0, unjournaled: 0 };
+  private outputs = 0;
+  private ledgerWritten = false;
+
+  constructor(
+    private readonly runner: QueryRunner,
+    private readonly sessionId: string,
+    private readonly commandId: string | undefined,
+    private readonly store: SessionStore,
+  ) {}
+
+  async execute(decision: Decision): Promise<DecisionResult> {
+    await this.runner.startTransaction();
+    try {
+      if (this.commandId !== undefined) {
+        const seen = await this.runner.manager.query<unknown[]>(
+          `SELECT 1 FROM processed_commands WHERE command_id = $1`,
+          [this.commandId],
+        );
+        if (seen.length > 0) {
+          await this.runner.commitTransaction();
+          return { kind: 'duplicate' };
+        }
+      }
+      const events = await this.store.load(this.runner.manager, this.sessionId);
+      const recorder = new SessionRecorder(
+        replay(this.sessionId, events),
+        this.store.nowIso(),
+        async (r, point) => {
+          await this.commit(r, { reopen: true });
+          this.store.failpoint(point);
+        },
+      );
+      await decision(recorder);
+      await this.commit(recorder, { reopen: false });
+      return { kind: 'decided', events: recorder.recorded.length, outputs: this.outputs };
+    } catch (error) {
+      if (this.runner.isTransactionActive) await this.runner.rollbackTransaction();
+      throw error;
+    }
+  }
+
+  private async commit(recorder: SessionRecorder, { reopen }: { reopen: boolean }): Promise<void> {
+    // Checkpoints are named only for failpoints; every commit does the same work.
+    const manager = this.runner.manager;
+    this.outputs += await this.store.persist(manager, recorder, this.persisted);
+    this.persisted = {
+      events: recorder.recorded.length,
+      unjournaled: recorder.unjournaledOutputs.length,
+    };
+    if (this.commandId !== undefined && !this.ledgerWritten) {
+      // With the first commit: a redelivery after a crash mid-decision is a duplicate, and
+      // recovery, not the command, settles the turn left in flight.
+      await manager.query(
+        `INSERT INTO processed_commands (command_id, session_id) VALUES ($1, $2)`,
+        [this.commandId, this.sessionId],
+      );
+      this.ledgerWritten = true;
+    }
+    await this.runner.commitTransaction();
+    this.committedAny = true;
+    if (reopen) await this.runner.startTransaction();
   }
 }

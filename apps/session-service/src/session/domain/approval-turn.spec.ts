@@ -80,7 +80,7 @@ const MOVES: Record<
     apply: (t) => abandon(t, 'superseded'),
   },
   'abandon as interrupted': {
-    allowedFrom: ['WaitingForApprovals', 'RecoveredWaitingForApprovals', 'Redriving'],
+    allowedFrom: ['Running', 'WaitingForApprovals', 'RecoveredWaitingForApprovals', 'Redriving'],
     apply: (t) => abandon(t, 'interrupted'),
   },
   'finish abandoning': { allowedFrom: ['Abandoning'], apply: (t) => abandonWritten(t, {}) },

@@ -9,6 +9,7 @@ import { IllegalApprovalTransition } from './approval-turn.errors';
  *   NoActive ─start─▶ Running ─gated call─▶ WaitingForApprovals ─recovery─▶ RecoveredWaiting…
  *   Waiting* ─last answer─▶ Redriving ─batch done─▶ Running ─turn ends─▶ NoActive
  *   Waiting* / Redriving ─abandon─▶ Abandoning ─written─▶ Running (new turn) | NoActive
+ *   Running ─interrupted by a crash─▶ Abandoning
  */
 
 export interface PendingApproval {
@@ -45,7 +46,8 @@ export type ApprovalTurn =
   | {
       readonly phase: 'Abandoning';
       readonly turnSeq: number;
-      readonly batch: Batch;
+      /** Absent when a turn with no approvals (only auto tools) was interrupted. */
+      readonly batch?: Batch;
       readonly reason: AbandonReason;
     };
 
@@ -167,6 +169,10 @@ export function abandon(turn: ApprovalTurn, reason: AbandonReason): ApprovalTurn
   if (turn.phase === 'Redriving' && reason !== 'superseded') {
     return { phase: 'Abandoning', turnSeq: turn.turnSeq, batch: turn.batch, reason };
   }
+  // A crash while an auto tool ran leaves the turn Running with a call started, unfinished.
+  if (turn.phase === 'Running' && reason === 'interrupted') {
+    return { phase: 'Abandoning', turnSeq: turn.turnSeq, reason };
+  }
   throw new IllegalApprovalTransition(`abandon (${reason})`, turn.phase);
 }
 
@@ -205,7 +211,7 @@ export function isRecovered(turn: ApprovalTurn): boolean {
 }
 
 export function decisionFor(turn: ApprovalTurn, callId: string): ApprovalDecision | undefined {
-  return 'batch' in turn ? turn.batch.decisions[callId] : undefined;
+  return 'batch' in turn ? turn.batch?.decisions[callId] : undefined;
 }
 
 /** The decisions of the batch being redriven, in batch order. */

@@ -14,6 +14,9 @@ export interface RecordedEvent extends JournaledEvent {
   readonly outputs: readonly Output[];
 }
 
+/** Where a decision commits part-way; named so a crash can be placed exactly in tests. */
+export type CheckpointName = 'approval-resolved' | 'tool-starting';
+
 /** A session has no conversation before SessionStarted; a decision for it must supply one. */
 export class MissingConversation extends Error {
   constructor(sessionId: string) {
@@ -35,8 +38,22 @@ export class SessionRecorder {
   constructor(
     initial: SessionState,
     private readonly now: string,
+    private readonly onCheckpoint: (
+      recorder: SessionRecorder,
+      point: CheckpointName,
+    ) => Promise<void> = async () => {},
   ) {
     this.state = initial;
+  }
+
+  /**
+   * Makes everything recorded so far durable before going on. Called right before a tool
+   * runs, so ToolExecutionStarted is committed first: after a crash, a started call with no
+   * result is known to be interrupted and is never run again. Also after the answer that
+   * starts a redrive, so the approver sees the decision before the tool runs.
+   */
+  async checkpoint(point: CheckpointName): Promise<void> {
+    await this.onCheckpoint(this, point);
   }
 
   get current(): SessionState {

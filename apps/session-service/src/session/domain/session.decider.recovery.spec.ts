@@ -4,6 +4,7 @@ import { decideRecovery } from './session.decider';
 import { SessionRecorder } from './session-recorder';
 import { replay } from './session-state';
 import {
+  defaultDeps,
   eventTypes,
   executedCalls,
   idAt,
@@ -114,8 +115,13 @@ describe('decideRecovery (S2, S3)', () => {
     await idle.message('hello');
     const at = '2024-05-02T00:00:00.000Z';
 
-    expect(decideRecovery(new SessionRecorder(replay(sessionId, parked.journal), at))).toBe(true);
-    expect(decideRecovery(new SessionRecorder(replay(sessionId, idle.journal), at))).toBe(false);
+    const deps = defaultDeps();
+    expect(
+      await decideRecovery(new SessionRecorder(replay(sessionId, parked.journal), at), deps),
+    ).toBe(true);
+    expect(
+      await decideRecovery(new SessionRecorder(replay(sessionId, idle.journal), at), deps),
+    ).toBe(false);
   });
 
   it('given no session at all, recovery records nothing', async () => {

@@ -9,7 +9,7 @@ import { isParked, isRecovered, pendingCalls, pendingFor } from './approval-turn
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SessionState } from './session-state';
-import { continueTurn, redrive } from './turn-runner';
+import { continueTurn, redrive, resumeInFlight } from './turn-runner';
 
 /**
  * The session's decisions, one per command (ARCHITECTURE.md §3.3–3.4). Each reads the state
@@ -93,7 +93,10 @@ export async function decideResponse(
       },
     ],
   );
-  if (recorder.current.turn.phase === 'Redriving') await redrive(recorder, deps);
+  if (recorder.current.turn.phase === 'Redriving') {
+    await recorder.checkpoint('approval-resolved');
+    await redrive(recorder, deps);
+  }
 }
 
 /** Re-announces a recovered session's prompts to a binding that asks (PROTOCOL.md §4). */
@@ -107,10 +110,16 @@ export function decideJoin(recorder: SessionRecorder, _command: JoinSession): vo
   );
 }
 
-/** A new process found this session parked: journal it and refresh every pending prompt. */
-export function decideRecovery(recorder: SessionRecorder): boolean {
+/**
+ * A new process found this session parked (journal it, refresh every pending prompt) or in
+ * flight when the last one died (settle the turn, S9).
+ */
+export async function decideRecovery(
+  recorder: SessionRecorder,
+  deps: SessionDeps,
+): Promise<boolean> {
   const state = recorder.current;
-  if (!isParked(state.turn)) return false;
+  if (!isParked(state.turn)) return resumeInFlight(recorder, deps);
   const pendingCallIds = pendingCalls(state.turn).map((p) => p.callId);
   recorder.record({ type: 'SessionRecovered', pendingCallIds }, refreshes(state, pendingCallIds));
   return true;

@@ -2,8 +2,8 @@ import { LIMITS } from '@tollgate/protocol';
 import { redriveDecisions } from './approval-turn';
 import type { SessionDeps } from './session-deps';
 import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
-import type { ProviderMessage, ToolCall } from './session-event';
-import type { SessionRecorder } from './session-recorder';
+import type { ProviderMessage, ToolCall, TurnContext } from './session-event';
+import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { ToolArgumentError } from '../../tools/tool';
 
 const RESULT_DENIED = 'denied';
@@ -136,7 +136,17 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
   const decisions = new Map(redriveDecisions(state.turn).map((d) => [d.callId, d]));
   const first = [...decisions.keys()][0];
   const context = first ? state.requested[first]?.turnContext : undefined;
-  if (!batch || !context) throw new Error(`session ${state.sessionId} has no batch to redrive`);
+  if (!batch || !isRestorable(context)) {
+    return expireBatch(recorder, 'its context could not be restored');
+  }
+  const gone = batch.toolCalls.filter(
+    (call) =>
+      decisions.get(call.callId)?.approved &&
+      (!deps.tools.get(call.toolName) || !deps.policy.entryFor(call.toolName)),
+  );
+  if (gone.length > 0) {
+    return expireBatch(recorder, `${gone.map((c) => c.toolName).join(', ')} no longer exists`);
+  }
   for (const call of batch.toolCalls) {
     if (recorder.current.batch?.results[call.callId]) continue;
     const decision = decisions.get(call.callId);
@@ -152,6 +162,101 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
   await continueTurn(recorder, deps, [...context.messages, ...toolMessages]);
 }
 
+function isRestorable(context: TurnContext | undefined): context is TurnContext {
+  return (
+    context !== undefined &&
+    Array.isArray(context.messages) &&
+    context.messages.every((m) => typeof m === 'object' && m !== null && 'role' in m)
+  );
+}
+
+/**
+ * S5: the batch cannot be redriven (context gone, tool gone). Nothing runs; every call gets a
+ * synthetic result, every prompt of the batch is expired, and the chat is told.
+ */
+function expireBatch(recorder: SessionRecorder, why: string): void {
+  const state = recorder.current;
+  const turn = state.turn;
+  const approvalBatch = 'batch' in turn ? turn.batch : undefined;
+  const batchId = state.batch?.batchId ?? approvalBatch?.batchId ?? 'unknown';
+  const calls = state.batch?.toolCalls ?? [];
+  const results = calls
+    .filter((call) => !state.batch?.results[call.callId])
+    .map((call) => ({ callId: call.callId, result: `not run: expired (${why})` }));
+  recorder.record({ type: 'ToolBatchAbandoned', batchId, reason: 'expired', results }, [
+    ...(approvalBatch?.gated ?? []).map((g): OutputDraft => ({
+      type: 'ToolInteractionUpdate',
+      callId: g.callId,
+      status: 'Expired',
+      reason: `expired: ${why}`,
+    })),
+    {
+      type: 'TextOutput',
+      role: 'notice',
+      text: boundedText(`This request expired because ${why}; nothing was run.`),
+    },
+  ]);
+}
+
+/**
+ * S9: the process died while a tool ran. A started call with no result may or may not have
+ * done its work, so it is never run again: the batch is abandoned as interrupted, history is
+ * healed with synthetic results, and the chat is told the action may not have completed.
+ */
+export function interruptBatch(recorder: SessionRecorder): void {
+  const state = recorder.current;
+  const batch = state.batch;
+  const calls = batch?.toolCalls ?? [];
+  const interrupted = calls.filter(
+    (call) => batch?.started.includes(call.callId) && !batch.results[call.callId],
+  );
+  const results = calls
+    .filter((call) => !batch?.results[call.callId])
+    .map((call) => ({
+      callId: call.callId,
+      result: interrupted.includes(call)
+        ? 'interrupted: the action may not have completed'
+        : 'not run: interrupted by a restart',
+    }));
+  const names = interrupted.map((c) => c.toolName).join(', ') || 'the action';
+  recorder.record(
+    {
+      type: 'ToolBatchAbandoned',
+      batchId: batch?.batchId ?? 'unknown',
+      reason: 'interrupted',
+      results,
+    },
+    [
+      {
+        type: 'TextOutput',
+        role: 'notice',
+        text: boundedText(
+          `The service restarted while ${names} ran; the action may not have completed. It was not run again.`,
+        ),
+      },
+    ],
+  );
+}
+
+/** Settles a turn a crash left in flight (S9): finish a redrive, or abandon what was running. */
+export async function resumeInFlight(
+  recorder: SessionRecorder,
+  deps: SessionDeps,
+): Promise<boolean> {
+  const { turn, batch } = recorder.current;
+  if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return false;
+  const interrupted = batch?.toolCalls.some(
+    (call) => batch.started.includes(call.callId) && !batch.results[call.callId],
+  );
+  if (turn.phase === 'Redriving' && !interrupted) {
+    // Approved, never started: simply run it now, once.
+    await redrive(recorder, deps);
+    return true;
+  }
+  interruptBatch(recorder);
+  return true;
+}
+
 async function execute(
   recorder: SessionRecorder,
   deps: SessionDeps,
@@ -160,6 +265,7 @@ async function execute(
   const tool = deps.tools.get(call.toolName);
   if (!tool) return recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
   recorder.record({ type: 'ToolExecutionStarted', callId: call.callId, toolName: call.toolName });
+  await recorder.checkpoint('tool-starting');
   const args = parseArguments(call.arguments);
   try {
     if (!args) throw new ToolArgumentError('arguments are not a JSON object');

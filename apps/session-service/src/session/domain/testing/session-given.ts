@@ -93,8 +93,8 @@ export class SessionGiven {
   }
 
   recover(): Promise<Decision> {
-    return this.decide((recorder) => {
-      decideRecovery(recorder);
+    return this.decide(async (recorder) => {
+      await decideRecovery(recorder, this.deps);
     });
   }
 

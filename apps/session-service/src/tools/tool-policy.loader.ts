@@ -1,0 +1,241 @@
+import { readFileSync } from 'node:fs';
+import { OPTION_KEYS, type OptionKey, standardOptions } from '@tollgate/protocol';
+import { ConfigError } from '@tollgate/service-runtime';
+import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+import {
+  type ApprovalMode,
+  defaultToolPolicy,
+  type ToolPolicy,
+  type ToolPolicyEntry,
+} from './tool-policy';
+import type { ToolRegistry } from './tool-registry';
+
+/**
+ * `TOOL_POLICY_FILE` (PROTOCOL.md §5), YAML or JSON (JSON is YAML, so one parser serves both
+ * and gives line numbers for either):
+ *
+ * ```yaml
+ * tools:
+ *   echo: { mode: auto }
+ *   write_note:
+ *     mode: approval
+ *     options: [approve_once, approve_always, deny]   # default: all four
+ * ```
+ *
+ * The file is an allow-list: a tool it names that the registry lacks is an error, and a
+ * registry tool it leaves out is refused by policy, as if listed with `mode: deny`.
+ */
+
+const MODES = ['auto', 'approval', 'deny'] as const satisfies readonly ApprovalMode[];
+
+const entrySchema = z.strictObject(
+  {
+    mode: z.enum(MODES, {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'is required'
+          : `must be ${oneOf(MODES)}, not ${shown(issue.input)}`,
+    }),
+    options: z
+      .array(
+        z.enum(OPTION_KEYS, {
+          error: (issue) => `must be ${oneOf(OPTION_KEYS)}, not ${shown(issue.input)}`,
+        }),
+        { error: 'must be a list of options' },
+      )
+      .optional(),
+  },
+  { error: 'must be a map with a mode and, optionally, options' },
+);
+
+const fileSchema = z.strictObject(
+  {
+    tools: z.record(z.string(), entrySchema, {
+      error: (issue) =>
+        issue.input === undefined ? 'is required' : 'must map each tool name to its policy',
+    }),
+  },
+  { error: 'must be a map with a tools entry' },
+);
+
+type PolicyFile = z.infer<typeof fileSchema>;
+
+/** What is wrong with a policy file and where; the message names the file and the line. */
+export class ToolPolicyFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: readonly { readonly line?: number; readonly problem: string }[],
+  ) {
+    super(
+      problems
+        .map((p) =>
+          p.line === undefined ? `${file}: ${p.problem}` : `${file} line ${p.line}: ${p.problem}`,
+        )
+        .join('; '),
+    );
+    this.name = 'ToolPolicyFileError';
+  }
+}
+
+/** Reads and checks the policy file once, at start. */
+export function loadToolPolicy(file: string, registry: ToolRegistry): ToolPolicy {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new ToolPolicyFileError(file, [{ problem: `cannot be read (${reason})` }]);
+  }
+  return parseToolPolicy(text, file, registry);
+}
+
+export function parseToolPolicy(text: string, file: string, registry: ToolRegistry): ToolPolicy {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const lineAt = (offset: number) => lines.linePos(offset).line;
+  if (doc.errors.length > 0) {
+    throw new ToolPolicyFileError(
+      file,
+      doc.errors.map((e) => ({
+        line: lineAt(e.pos[0]),
+        problem: `not valid YAML or JSON: ${e.message}`,
+      })),
+    );
+  }
+  let content: unknown;
+  try {
+    content = doc.toJS() ?? undefined;
+  } catch (error) {
+    // An alias to no anchor, or too many aliases; the parser does not say where.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ToolPolicyFileError(file, [{ problem: `cannot be read as data: ${reason}` }]);
+  }
+  const parsed = fileSchema.safeParse(content);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
+      const problem =
+        issue.code === 'unrecognized_keys'
+          ? `has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(shown).join(', ')}`
+          : issue.message;
+      return { line: lineOf(doc, lineAt, path), problem: describe(issue.path, problem) };
+    });
+    throw new ToolPolicyFileError(file, byLine(problems));
+  }
+  const problems = checkAgainstRegistry(parsed.data, registry).map(({ path, problem }) => ({
+    line: lineOf(doc, lineAt, path),
+    problem: describe(path, problem),
+  }));
+  if (problems.length > 0) throw new ToolPolicyFileError(file, byLine(problems));
+  return policyOf(parsed.data, registry);
+}
+
+/**
+ * The policy file is configuration too: loaded with the environment, a bad file stops the
+ * start the way a bad variable does, exit 1 naming the variable, the file and the line.
+ * Without a file, the built-in policy applies.
+ */
+export function withToolPolicy<C extends { readonly TOOL_POLICY_FILE?: string }>(
+  config: C,
+  registry: ToolRegistry,
+): C & { readonly toolPolicy: ToolPolicy } {
+  if (!config.TOOL_POLICY_FILE) return { ...config, toolPolicy: defaultToolPolicy() };
+  try {
+    return { ...config, toolPolicy: loadToolPolicy(config.TOOL_POLICY_FILE, registry) };
+  } catch (error) {
+    if (!(error instanceof ToolPolicyFileError)) throw error;
+    throw new ConfigError([{ variable: 'TOOL_POLICY_FILE', problem: error.message }]);
+  }
+}
+
+function checkAgainstRegistry(
+  file: PolicyFile,
+  registry: ToolRegistry,
+): { path: PropertyKey[]; problem: string }[] {
+  const problems: { path: PropertyKey[]; problem: string }[] = [];
+  const known = registry.list().map((t) => t.name);
+  for (const [name, entry] of Object.entries(file.tools)) {
+    if (!registry.get(name)) {
+      problems.push({
+        path: ['tools', name],
+        problem: `is not a tool this service has (it has ${known.join(', ')})`,
+      });
+    }
+    const options = entry.options ?? [];
+    options.forEach((key, index) => {
+      if (options.indexOf(key) !== index) {
+        problems.push({ path: ['tools', name, 'options', index], problem: `lists ${key} twice` });
+      }
+    });
+    if (entry.mode === 'approval' && entry.options?.length === 0) {
+      problems.push({
+        path: ['tools', name, 'options'],
+        problem: 'must offer at least one option when the mode is approval',
+      });
+    }
+  }
+  return problems;
+}
+
+function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
+  const entries = new Map<string, ToolPolicyEntry>();
+  for (const tool of registry.list()) entries.set(tool.name, { mode: 'deny', options: [] });
+  for (const [name, entry] of Object.entries(file.tools)) {
+    const keys: readonly OptionKey[] = entry.options ?? OPTION_KEYS;
+    entries.set(name, { mode: entry.mode, options: standardOptions(keys) });
+  }
+  return { entryFor: (toolName) => entries.get(toolName) };
+}
+
+/** The line of the deepest node of `path` the document has (a map key's own line). */
+function lineOf(doc: Document, lineAt: (offset: number) => number, path: readonly PropertyKey[]) {
+  let node: unknown = doc.contents;
+  let line = hasRange(node) ? lineAt(node.range[0]) : 1;
+  for (const segment of path) {
+    if (isMap(node)) {
+      const pair = node.items.find(
+        (p) => isScalar(p.key) && String(p.key.value) === String(segment),
+      );
+      if (!pair) break;
+      if (hasRange(pair.key)) line = lineAt(pair.key.range[0]);
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      const item = node.items[segment];
+      if (!hasRange(item)) break;
+      line = lineAt(item.range[0]);
+      node = item;
+    } else {
+      break;
+    }
+  }
+  return line;
+}
+
+function hasRange(node: unknown): node is { range: [number, number, number] } {
+  return (
+    typeof node === 'object' && node !== null && Array.isArray((node as { range?: unknown }).range)
+  );
+}
+
+function describe(path: readonly PropertyKey[], problem: string): string {
+  if (path.length === 0) return `the file ${problem}`;
+  const text = path
+    .map((segment, i) =>
+      typeof segment === 'number' ? `[${segment}]` : `${i > 0 ? '.' : ''}${String(segment)}`,
+    )
+    .join('');
+  return `${text} ${problem}`;
+}
+
+function byLine<T extends { line?: number }>(problems: T[]): T[] {
+  return [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+function oneOf(values: readonly string[]): string {
+  return `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+}
+
+function shown(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}

@@ -1,0 +1,100 @@
+import pino from 'pino';
+import {
+  LeaderLock,
+  leaderApplicationName,
+} from '../../../apps/session-service/src/leadership/leader-lock';
+import { createTestSchema, TEST_DATABASE_URL, withClient } from '../../support/database';
+import { waitFor } from '../../support/wait-for';
+
+const logger = pino({ level: 'silent' });
+
+describe('leader lock', () => {
+  const locks: LeaderLock[] = [];
+
+  function lockFor(schema: string, onLost: (error: Error) => void = () => undefined) {
+    const lock = new LeaderLock({
+      databaseUrl: TEST_DATABASE_URL,
+      schema,
+      logger,
+      onLost,
+      pollIntervalMs: 50,
+    });
+    locks.push(lock);
+    return lock;
+  }
+
+  afterEach(async () => {
+    await Promise.all(locks.splice(0).map((lock) => lock.release()));
+  });
+
+  it('one instance per schema holds it; the other takes over once it is released', async () => {
+    const { schema } = createTestSchema('leader');
+    const first = lockFor(schema);
+    const second = lockFor(schema);
+    expect(await first.acquire()).toBe(true);
+    expect(first.role).toBe('active');
+
+    let secondHeld: boolean | undefined;
+    const waiting = second.acquire().then((held) => (secondHeld = held));
+    // The standby has polled at least once (and been refused) before the holder lets go.
+    await waitFor('the standby to poll', () =>
+      withClient(async (client) => {
+        const { rows } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`,
+          [leaderApplicationName(schema)],
+        );
+        return rows[0].n === 2;
+      }),
+    );
+    expect(secondHeld).toBeUndefined();
+    expect(second.role).toBe('standby');
+
+    await first.release();
+    expect(first.role).toBe('standby');
+    await waiting;
+    expect(secondHeld).toBe(true);
+    expect(second.role).toBe('active');
+  });
+
+  it('instances of different schemas never contend', async () => {
+    const a = lockFor(createTestSchema('leadera').schema);
+    const b = lockFor(createTestSchema('leaderb').schema);
+    expect(await a.acquire()).toBe(true);
+    expect(await b.acquire()).toBe(true);
+  });
+
+  it('releasing a standby ends its wait at once and closes its connection', async () => {
+    const { schema } = createTestSchema('leaderwait');
+    const holder = lockFor(schema);
+    await holder.acquire();
+    const standby = lockFor(schema);
+    const waiting = standby.acquire();
+    await standby.release();
+    expect(await waiting).toBe(false);
+    expect(standby.role).toBe('standby');
+    const connections = await withClient(async (client) => {
+      const { rows } = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1`,
+        [leaderApplicationName(schema)],
+      );
+      return rows[0].n;
+    });
+    expect(connections).toBe(1);
+  });
+
+  it('reports the loss once when the connection holding it is killed', async () => {
+    const { schema } = createTestSchema('leaderlost');
+    const losses: Error[] = [];
+    const lock = lockFor(schema, (error) => losses.push(error));
+    await lock.acquire();
+    await withClient((client) =>
+      client.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`,
+        [leaderApplicationName(schema)],
+      ),
+    );
+    await waitFor('the loss to be reported', () => losses.length > 0);
+    expect(losses).toHaveLength(1);
+    expect(lock.role).toBe('standby');
+  });
+});
