@@ -1,4 +1,9 @@
-import type { Platform, ToolInteractionResponse } from '@tollgate/protocol';
+import {
+  type Output,
+  outputSubject,
+  type Platform,
+  type ToolInteractionResponse,
+} from '@tollgate/protocol';
 import { alice, bob } from '../support/commands';
 import { BindingFixture } from '../support/binding.fixture';
 import {
@@ -8,7 +13,9 @@ import {
   textOutput,
   updateOutput,
 } from '../support/outputs';
+import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
+import { externalContractTarget } from './contract-target';
 import { CONTRACT_DRIVERS } from './drivers';
 import type { ChatMessageView, PlatformDriver } from './platform-driver';
 
@@ -16,19 +23,50 @@ import type { ChatMessageView, PlatformDriver } from './platform-driver';
  * The binding contract (SCENARIOS.md B1–B15), written once and run against each binding
  * service: the real binding process, outputs published on NATS, signed inbound requests,
  * assertions on the platform's fake API and on the commands published.
+ *
+ * External mode (TOLLGATE_CONTRACT_BINDING_URL, see contract-target.ts and the README) runs it
+ * against a binding started by hand instead; tests that must restart that binding are skipped,
+ * and the replica tests (B13, B14) start their extra replicas beside it.
  */
-const platforms = Object.keys(CONTRACT_DRIVERS) as Platform[];
+const external = externalContractTarget();
+const platforms = external ? [external.platform] : (Object.keys(CONTRACT_DRIVERS) as Platform[]);
+/** A short ack_wait, so a replica killed mid-batch is taken over within seconds (B13). */
+const SUITE_ENV = { TOLLGATE_ACK_WAIT_MS: '2000' };
+/** The suite's own TOLLGATE_DRAIN_MS for the replicas it starts (BindingFixture's). */
+const REPLICA_DRAIN_MS = 3_000;
+/** Restarting the binding under test needs a binding the suite started. */
+const restartingIt = external ? it.skip : it;
+const RESTART_SKIPPED = external
+  ? ' [skipped: the binding was started by hand, so the suite cannot restart it]'
+  : '';
+/** Unique per run: a fixed Nats-Msg-Id would be dropped as a duplicate on a quick re-run. */
+const run = uniqueToken('');
 
 describe.each(platforms)('%s binding contract', (platform) => {
   let driver: PlatformDriver;
   let binding: BindingFixture;
+  /** The durable's ack_wait; every take-over waits on it, so deadlines scale with it. */
+  let ackWaitMs: number;
 
   beforeAll(async () => {
-    driver = CONTRACT_DRIVERS[platform]!();
-    await driver.start();
-    binding = await BindingFixture.create(`${platform}-binding`, `contract${platform}`, () =>
-      driver.bindingEnv(),
-    );
+    const makeDriver = CONTRACT_DRIVERS[platform];
+    if (!makeDriver) throw new Error(`no contract driver for ${platform}`);
+    driver = makeDriver();
+    await driver.start(external ? { port: external.fakePort } : {});
+    binding = external
+      ? await BindingFixture.attach(`${platform}-binding`, external, () => driver.bindingEnv())
+      : await BindingFixture.create(
+          `${platform}-binding`,
+          `contract${platform}`,
+          () => driver.bindingEnv(),
+          SUITE_ENV,
+        );
+    ackWaitMs = await binding.ackWaitMs();
+  });
+
+  afterEach(() => {
+    driver.clearFaults();
+    driver.setLatencyMs(0);
   });
 
   afterAll(async () => {
@@ -50,8 +88,11 @@ describe.each(platforms)('%s binding contract', (platform) => {
     });
   }
 
-  async function journalFor(callId: string) {
-    return (await binding.journal()).filter((row) => row.call_id === callId);
+  /** The prompt's journal; by session too, as a binding started by hand keeps earlier runs'. */
+  async function journalFor(prompt: { sessionId: string; callId: string }) {
+    return (await binding.journal()).filter(
+      (row) => row.session_id === prompt.sessionId && row.call_id === prompt.callId,
+    );
   }
 
   /** Publishes a marker text and waits for it: everything published before was handled. */
@@ -80,7 +121,7 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(message.text).toContain('write_note');
     expect(message.text).toContain('call_2_1');
     const journal = await waitFor('the tracked event', async () => {
-      const rows = await journalFor('call_2_1');
+      const rows = await journalFor(request);
       return rows.length > 0 ? rows : undefined;
     });
     expect(journal.map((r) => r.type)).toEqual(['PendingApprovalPromptTracked']);
@@ -125,7 +166,7 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(edited.buttons).toHaveLength(0);
     expect(edited.text).toContain('Approve once');
     expect(edited.text).toMatch(new RegExp(`${bob.id}|${bob.displayName}`));
-    const types = (await journalFor('call_b3')).map((r) => r.type);
+    const types = (await journalFor(request)).map((r) => r.type);
     expect(types).toEqual(['PendingApprovalPromptTracked', 'PendingApprovalPromptCleared']);
   });
 
@@ -143,7 +184,7 @@ describe.each(platforms)('%s binding contract', (platform) => {
       const edited = await promptIn(conversation, 'the banner', (m) => m.edits > 0);
       expect(edited.buttons).toHaveLength(0);
       expect(edited.text.toLowerCase()).toContain(banner);
-      expect((await journalFor(request.callId)).at(-1)!.type).toBe('PendingApprovalPromptCleared');
+      expect((await journalFor(request)).at(-1)!.type).toBe('PendingApprovalPromptCleared');
 
       await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
       await binding.publish(resolvedOutput(request, 10));
@@ -165,22 +206,25 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(refreshed.buttons.map((b) => b.label)).toEqual(posted.buttons.map((b) => b.label));
     expect(refreshed.text).toMatch(/still valid/i);
     expect(refreshed.text).toMatch(/restart/i);
-    const types = (await journalFor('call_b5')).map((r) => r.type);
+    const types = (await journalFor(request)).map((r) => r.type);
     expect(types).toEqual(['PendingApprovalPromptTracked', 'PendingApprovalPromptRefreshed']);
   });
 
-  it('B6 after a cold start of the binding, a refresh edits the persisted message', async () => {
-    const conversation = driver.freshConversation();
-    const request = requestOutput(conversation, 'call_b6', 5);
-    await binding.publish(request);
-    const posted = await promptIn(conversation, 'the prompt');
-    await binding.stop();
-    await binding.start();
-    await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
-    const refreshed = await promptIn(conversation, 'the refresh', (m) => m.edits > 0);
-    expect(refreshed.messageId).toBe(posted.messageId);
-    expect(refreshed.buttons.length).toBeGreaterThan(0);
-  });
+  restartingIt(
+    `B6 after a cold start of the binding, a refresh edits the persisted message${RESTART_SKIPPED}`,
+    async () => {
+      const conversation = driver.freshConversation();
+      const request = requestOutput(conversation, 'call_b6', 5);
+      await binding.publish(request);
+      const posted = await promptIn(conversation, 'the prompt');
+      await binding.stop();
+      await binding.start();
+      await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
+      const refreshed = await promptIn(conversation, 'the refresh', (m) => m.edits > 0);
+      expect(refreshed.messageId).toBe(posted.messageId);
+      expect(refreshed.buttons.length).toBeGreaterThan(0);
+    },
+  );
 
   it('B7 a refresh with no record posts a fresh interactive prompt once', async () => {
     const conversation = driver.freshConversation();
@@ -189,7 +233,10 @@ describe.each(platforms)('%s binding contract', (platform) => {
     await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
     const posted = await promptIn(conversation, 'the re-posted prompt');
     expect(posted.buttons.map((b) => b.label)).toContain('Approve once');
-    await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9), 'same-refresh-again');
+    await binding.publish(
+      updateOutput(request, 'RefreshedAfterRestart', 9),
+      `same-refresh-again-${run}`,
+    );
     await settle(conversation, 12);
     expect(driver.messagesIn(conversation).filter((m) => m.buttons.length > 0)).toHaveLength(1);
     expect(driver.postCount() - before).toBe(2); // the prompt and the marker
@@ -211,8 +258,14 @@ describe.each(platforms)('%s binding contract', (platform) => {
     await promptIn(conversation, 'the prompt');
     await binding.publish(request, `${request.id}-redelivered`);
     await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
-    await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9), 'refresh-again');
-    await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 7), 'stale-refresh');
+    await binding.publish(
+      updateOutput(request, 'RefreshedAfterRestart', 9),
+      `refresh-again-${run}`,
+    );
+    await binding.publish(
+      updateOutput(request, 'RefreshedAfterRestart', 7),
+      `stale-refresh-${run}`,
+    );
     const reply = textOutput(conversation, 10, 'the reply');
     await binding.publish(reply);
     await binding.publish(reply, `${reply.id}-redelivered`);
@@ -266,12 +319,290 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(after.buttons).toHaveLength(posted.buttons.length);
   });
 
+  /** Waits until the durable has nothing pending or unacknowledged. */
+  async function allHandled(timeoutMs = 10_000) {
+    await waitFor(
+      'every output handled and acknowledged',
+      async () => {
+        const state = await binding.consumerState();
+        return state.ackPending === 0 && state.pending === 0 ? true : undefined;
+      },
+      { timeoutMs },
+    );
+  }
+
+  /** The outputs' dead letters so far. */
+  async function deadLettersOf(outputs: readonly Output[]) {
+    const subjects = new Set(outputs.map((o) => outputSubject(binding.subjects, o)));
+    return (await binding.deadLetters()).filter((l) => subjects.has(l.originalSubject ?? ''));
+  }
+
+  /** A retry waits out the binding's retry delays; a binding started by hand may use longer ones. */
+  const RETRY_WAIT = { timeoutMs: 20_000 };
+
+  it('B12 a 5xx is retried with a growing delay and ends in exactly one post', async () => {
+    const conversation = driver.freshConversation();
+    driver.failNext('post', { kind: 'server_error' }, { conversation, times: 3 });
+    const request = requestOutput(conversation, 'call_b12_5xx', 5);
+    await binding.publish(request);
+
+    const message = await waitFor(
+      'the prompt after three outages',
+      () => driver.messagesIn(conversation)[0],
+      RETRY_WAIT,
+    );
+
+    const posts = driver.callTimes('post', { conversation });
+    expect(posts).toHaveLength(4);
+    const gaps = posts.slice(1).map((at, i) => at - posts[i]);
+    expect(gaps[2]).toBeGreaterThan(gaps[0]);
+    expect(driver.messagesIn(conversation)).toHaveLength(1);
+    expect(message.buttons.length).toBeGreaterThan(0);
+    const journal = await journalFor(request);
+    expect(journal.map((r) => r.type)).toEqual(['PendingApprovalPromptTracked']);
+    expect(JSON.stringify(journal[0].data)).toContain(message.messageId);
+  });
+
+  it('B12 a 429 is retried no sooner than its Retry-After and edits exactly once', async () => {
+    const conversation = driver.freshConversation();
+    const request = requestOutput(conversation, 'call_b12_429', 5);
+    await binding.publish(request);
+    await promptIn(conversation, 'the prompt');
+    driver.failNext('edit', { kind: 'rate_limited', retryAfterSeconds: 1 }, { conversation });
+
+    await binding.publish(resolvedOutput(request, 7, bob));
+    const edited = await waitFor(
+      'the resolved prompt',
+      () => driver.messagesIn(conversation).find((m) => m.edits > 0),
+      RETRY_WAIT,
+    );
+
+    const edits = driver.callTimes('edit', { conversation });
+    expect(edits).toHaveLength(2);
+    expect(edits[1] - edits[0]).toBeGreaterThanOrEqual(1_000);
+    expect(edited.edits).toBe(1);
+    expect(edited.buttons).toHaveLength(0);
+    const types = (await journalFor(request)).map((r) => r.type);
+    expect(types).toEqual(['PendingApprovalPromptTracked', 'PendingApprovalPromptCleared']);
+  });
+
+  it('B12 an edit that timed out unapplied is retried and edits exactly once', async () => {
+    const conversation = driver.freshConversation();
+    const request = requestOutput(conversation, 'call_b12_timeout', 5);
+    await binding.publish(request);
+    await promptIn(conversation, 'the prompt');
+    driver.failNext('edit', { kind: 'timeout' }, { conversation });
+
+    await binding.publish(updateOutput(request, 'Abandoned', 8));
+    const edited = await waitFor(
+      'the superseded prompt',
+      () => driver.messagesIn(conversation).find((m) => m.edits > 0),
+      RETRY_WAIT,
+    );
+
+    expect(driver.callTimes('edit', { conversation })).toHaveLength(2);
+    expect(edited.edits).toBe(1);
+    expect(edited.text.toLowerCase()).toContain('superseded');
+  });
+
+  it('B12 a post that timed out after the platform accepted it is found and tracked, not repeated', async () => {
+    const conversation = driver.freshConversation();
+    driver.failNext('post', { kind: 'accept_then_timeout' }, { conversation });
+    const request = requestOutput(conversation, 'call_b12_accepted', 5);
+    await binding.publish(request);
+
+    const journal = await waitFor(
+      'the accepted post to be tracked',
+      async () => {
+        const rows = await journalFor(request);
+        return rows.length > 0 ? rows : undefined;
+      },
+      RETRY_WAIT,
+    );
+
+    const messages = driver.messagesIn(conversation);
+    expect(messages).toHaveLength(1);
+    expect(driver.callTimes('post', { conversation })).toHaveLength(1);
+    expect(journal.map((r) => r.type)).toEqual(['PendingApprovalPromptTracked']);
+    expect(JSON.stringify(journal[0].data)).toContain(messages[0].messageId);
+    // The journal holds that very message: the next output edits it.
+    await binding.publish(resolvedOutput(request, 7, bob));
+    const edited = await promptIn(conversation, 'the resolved prompt', (m) => m.edits > 0);
+    expect(edited.messageId).toBe(messages[0].messageId);
+    expect(edited.buttons).toHaveLength(0);
+  });
+
+  it('B12 a text whose post timed out after the platform accepted it is shown once', async () => {
+    const conversation = driver.freshConversation();
+    driver.failNext('post', { kind: 'accept_then_timeout' }, { conversation });
+    await binding.publish(textOutput(conversation, 4, 'b12 accepted reply'));
+
+    await waitFor('the reply', () => driver.messagesIn(conversation)[0], RETRY_WAIT);
+    await allHandled(RETRY_WAIT.timeoutMs);
+
+    expect(driver.messagesIn(conversation).map((m) => m.text)).toEqual([
+      expect.stringContaining('b12 accepted reply'),
+    ]);
+    expect(driver.callTimes('post', { conversation })).toHaveLength(1);
+  });
+
+  it('B12 a refusal no retry can fix is dead-lettered at once and shows nothing', async () => {
+    const conversation = driver.freshConversation();
+    driver.failNext('post', { kind: 'refused' }, { conversation });
+    const request = requestOutput(conversation, 'call_b12_refused', 5);
+    await binding.publish(request);
+
+    const [letter] = await waitFor('the dead letter', async () => {
+      const letters = await deadLettersOf([request]);
+      return letters.length > 0 ? letters : undefined;
+    });
+
+    expect(letter.reason).toMatch(/^post_prompt: /);
+    await allHandled();
+    expect(driver.callTimes('post', { conversation })).toHaveLength(1);
+    expect(driver.messagesIn(conversation)).toHaveLength(0);
+  });
+
+  it('B13 a replica killed mid-batch: the other finishes every message, nothing lost or doubled', async () => {
+    const doomed = 'b13';
+    const count = 6;
+    const shown = Array.from({ length: count }, (_, i) =>
+      requestOutput(driver.freshConversation(), `call_b13_shown_${i}`, 5),
+    );
+    await Promise.all(shown.map((request) => binding.publish(request)));
+    await waitFor('the prompts the batch resolves', () =>
+      shown.every((r) => driver.messagesIn(r.conversation).length === 1),
+    );
+    const replica = await binding.startReplica(driver.bindingEnv(doomed), {
+      TOLLGATE_ACK_WAIT_MS: String(ackWaitMs),
+    });
+    await waitFor('both replicas pulling', async () => (await binding.pullsWaiting()) >= 2);
+    // Whatever the doomed replica asks of the platform hangs; its posts land first, as a post
+    // that times out after the platform took it does. So when it dies, some of what it held
+    // is on the platform unjournaled and the rest never happened.
+    driver.failNext('post', { kind: 'accept_then_timeout' }, { replica: doomed, times: Infinity });
+    driver.failNext('any', { kind: 'timeout' }, { replica: doomed, times: Infinity });
+
+    const fresh = Array.from({ length: count }, (_, i) =>
+      requestOutput(driver.freshConversation(), `call_b13_fresh_${i}`, 5),
+    );
+    const replies = shown.map((r, i) => textOutput(r.conversation, 6, `b13 reply ${i}`));
+    const resolved = shown.map((r) => resolvedOutput(r, 7, bob));
+    const batch: Output[] = [...fresh, ...replies, ...resolved];
+    await Promise.all(batch.map((output) => binding.publish(output)));
+    await waitFor('the doomed replica to be in the middle of several platform calls', () =>
+      driver.callTimes('any', { replica: doomed }).length >= 3 ? true : undefined,
+    );
+    await replica.stop('SIGKILL');
+    driver.clearFaults();
+
+    // Its messages come back after ack_wait, its leases run out after 2 × ack_wait.
+    const takeOver = { timeoutMs: 4 * ackWaitMs + 15_000 };
+    await waitFor(
+      'every output of the batch on the platform',
+      () =>
+        fresh.every((r) => driver.messagesIn(r.conversation).length > 0) &&
+        shown.every((r) => {
+          const messages = driver.messagesIn(r.conversation);
+          return messages.length >= 2 && messages.some((m) => m.edits > 0);
+        }),
+      takeOver,
+    );
+    await allHandled(takeOver.timeoutMs);
+
+    for (const request of fresh) {
+      const messages = driver.messagesIn(request.conversation);
+      expect(messages).toHaveLength(1);
+      expect(messages[0].buttons.length).toBeGreaterThan(0);
+      const journal = await journalFor(request);
+      expect(journal.map((r) => r.type)).toEqual(['PendingApprovalPromptTracked']);
+      expect(JSON.stringify(journal[0].data)).toContain(messages[0].messageId);
+    }
+    for (const [i, request] of shown.entries()) {
+      const messages = driver.messagesIn(request.conversation);
+      expect(messages).toHaveLength(2);
+      const [prompt, reply] = messages;
+      expect(prompt.edits).toBe(1);
+      expect(prompt.buttons).toHaveLength(0);
+      expect(reply.text).toContain(`b13 reply ${i}`);
+      expect((await journalFor(request)).map((r) => r.type)).toEqual([
+        'PendingApprovalPromptTracked',
+        'PendingApprovalPromptCleared',
+      ]);
+    }
+    expect(await deadLettersOf(batch)).toEqual([]);
+  }, 180_000);
+
+  it('B14 a replica stopped with prompts pending drains in time, keeps no lease, strands nothing', async () => {
+    const stopping = 'b14';
+    const count = 8;
+    const replica = await binding.startReplica(driver.bindingEnv(stopping), {
+      TOLLGATE_ACK_WAIT_MS: String(ackWaitMs),
+    });
+    await waitFor('both replicas pulling', async () => (await binding.pullsWaiting()) >= 2);
+    const requests = Array.from({ length: count }, (_, i) =>
+      requestOutput(driver.freshConversation(), `call_b14_${i}`, 5),
+    );
+    await Promise.all(requests.map((request) => binding.publish(request)));
+    await waitFor('every prompt posted', () =>
+      requests.every((r) => driver.messagesIn(r.conversation).length === 1),
+    );
+    // Two processes on one durable share the work.
+    const postedByReplica = driver.callTimes('post', { replica: stopping }).length;
+    expect(postedByReplica).toBeGreaterThan(0);
+    expect(postedByReplica).toBeLessThan(count);
+
+    // The replica's platform calls now hang, so it is mid-call when told to stop.
+    driver.failNext('any', { kind: 'timeout' }, { replica: stopping, times: Infinity });
+    const refreshes = requests.map((r) => updateOutput(r, 'RefreshedAfterRestart', 9));
+    await Promise.all(refreshes.map((output) => binding.publish(output)));
+    await waitFor('the replica to be in the middle of an edit', () =>
+      driver.callTimes('edit', { replica: stopping }).length > 0 ? true : undefined,
+    );
+    const pid = replica.child.pid;
+    const stoppedAt = Date.now();
+    const exit = await replica.stop('SIGTERM');
+    const stopMs = Date.now() - stoppedAt;
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(stopMs).toBeLessThan(REPLICA_DRAIN_MS);
+    // Everything it held went back released: no prompt waits on the lease of a process gone.
+    const leases = await binding.liveLeaseOwners();
+    expect(leases.filter((owner) => owner.includes(`:${pid}:`))).toEqual([]);
+    driver.clearFaults();
+
+    await waitFor(
+      'every prompt refreshed',
+      () => requests.every((r) => driver.messagesIn(r.conversation)[0]?.edits === 1),
+      RETRY_WAIT,
+    );
+    await Promise.all(requests.map((r) => binding.publish(resolvedOutput(r, 10))));
+    await waitFor(
+      'every prompt resolved',
+      () => requests.every((r) => driver.messagesIn(r.conversation)[0]?.edits === 2),
+      RETRY_WAIT,
+    );
+    await allHandled();
+    for (const request of requests) {
+      const messages = driver.messagesIn(request.conversation);
+      expect(messages).toHaveLength(1);
+      expect(messages[0].edits).toBe(2);
+      expect(messages[0].buttons).toHaveLength(0);
+      expect((await journalFor(request)).map((r) => r.type)).toEqual([
+        'PendingApprovalPromptTracked',
+        'PendingApprovalPromptRefreshed',
+        'PendingApprovalPromptCleared',
+      ]);
+    }
+    expect(await deadLettersOf(refreshes)).toEqual([]);
+  }, 120_000);
+
   it('B15 malformed payloads and unknown versions are dead-lettered with a reason; consumption goes on', async () => {
     const conversation = driver.freshConversation();
     const request = requestOutput(conversation, 'call_b15', 5);
     const subject = `${binding.prefix}.out.${platform}.${request.sessionId}.call.call_b15.request`;
-    await binding.publishRaw(subject, '{not json', 'b15-garbage');
-    await binding.publishRaw(subject, JSON.stringify({ ...request, v: 2 }), 'b15-v2');
+    await binding.publishRaw(subject, '{not json', `b15-garbage-${run}`);
+    await binding.publishRaw(subject, JSON.stringify({ ...request, v: 2 }), `b15-v2-${run}`);
     await binding.publish(request);
     await promptIn(conversation, 'the prompt after the bad ones');
     const letters = await waitFor('two dead letters', async () => {

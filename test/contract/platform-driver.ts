@@ -25,16 +25,55 @@ export interface PrivateNotice {
 
 export type Signing = 'valid' | 'forged' | 'stale';
 
+/** How the platform's API fails a call (B12–B14); each driver maps these onto its fake. */
+export type PlatformFault =
+  /** A 5xx: nothing applied. */
+  | { readonly kind: 'server_error' }
+  /** A 429 with Retry-After: nothing applied. */
+  | { readonly kind: 'rate_limited'; readonly retryAfterSeconds: number }
+  /** The call hangs, is never applied, and the client gives up. */
+  | { readonly kind: 'timeout' }
+  /** The platform applies the call but never answers, so the client gives up. */
+  | { readonly kind: 'accept_then_timeout' }
+  /** Refused on purpose: an error no retry can fix (a 4xx, `channel_not_found`, …). */
+  | { readonly kind: 'refused' };
+
+/** The calls a fault or a count can single out: a new message, an edit, or any call at all. */
+export type PlatformCall = 'post' | 'edit' | 'any';
+
+export interface CallScope {
+  /** Only calls about this conversation. */
+  readonly conversation?: Conversation;
+  /** Only calls from the binding process started with `bindingEnv(replica)`. */
+  readonly replica?: string;
+}
+
 /**
  * What the contract suite needs of one platform: its API fake, the binding's environment
  * for it, and signed inbound requests as the platform would send them.
  */
 export interface PlatformDriver {
   readonly platform: Platform;
-  start(): Promise<void>;
+  /** Starts the fake, on `port` when given (external mode: the binding was pointed at it). */
+  start(options?: { port?: number }): Promise<void>;
   stop(): Promise<void>;
-  /** The binding's platform variables (API URL of the fake, tokens, secrets). */
-  bindingEnv(): Record<string, string>;
+  /**
+   * The binding's platform variables (API URL of the fake, tokens, secrets). With `replica`,
+   * the process started with them is told apart from the others, so faults can single it out.
+   */
+  bindingEnv(replica?: string): Record<string, string>;
+  /** The next `times` (default 1, may be Infinity) matching calls fail with `fault`. */
+  failNext(
+    call: PlatformCall,
+    fault: PlatformFault,
+    scope?: CallScope & { readonly times?: number },
+  ): void;
+  /** Drops every pending fault; calls already held stay held until their client gives up. */
+  clearFaults(): void;
+  /** Delays every call's answer (and effect) by `ms`. */
+  setLatencyMs(ms: number): void;
+  /** When each matching call reached the API (failed ones included), oldest first, epoch ms. */
+  callTimes(call: PlatformCall, scope?: CallScope): number[];
   /** A conversation no other test uses, in a channel the fake knows. */
   freshConversation(): Conversation;
   /** Every message posted so far, as it stands now. */

@@ -387,6 +387,65 @@ describe('SlackApiFake driven by the official @slack/web-api WebClient', () => {
       WebAPIRequestError,
     );
   });
+
+  it("lists a thread rooted in a person's message, the root without a bot id", async () => {
+    const root = fake.addUserMessage({ channel: CHANNEL, user: 'U0ALICE', text: 'hey bot' });
+    const reply = await postApproval({ thread_ts: root, metadata });
+
+    const thread = await slack.conversations.replies({
+      channel: CHANNEL,
+      ts: root,
+      include_all_metadata: true,
+    });
+
+    expect(thread.messages?.map((m) => [m.ts, m.user, m.bot_id])).toEqual([
+      [root, 'U0ALICE', undefined],
+      [reply, fake.identity.botUserId, fake.identity.botId],
+    ]);
+    expect(thread.messages?.[1].metadata).toEqual(metadata);
+  });
+
+  it("singles out one client's calls, and one channel's, for a fault", async () => {
+    const replicaB = client(fake.botToken, { slackApiUrl: fake.apiUrlFor('replica-b') });
+    fake.failNext('*', { error: 'fatal_error' }, Infinity, { client: 'replica-b' });
+    fake.failNext('chat.postMessage', { error: 'channel_not_found' }, 1, { channel: 'C0OTHER' });
+
+    await expect(replicaB.auth.test()).rejects.toMatchObject({ data: { error: 'fatal_error' } });
+    await expect(slack.auth.test()).resolves.toMatchObject({ ok: true });
+    await expect(postApproval()).resolves.toMatch(TS_FORMAT);
+    await expect(slack.chat.postMessage({ channel: 'C0OTHER', text: 'x' })).rejects.toMatchObject({
+      data: { error: 'channel_not_found' },
+    });
+
+    expect(fake.calls.map((c) => [c.method, c.client, c.fault !== undefined])).toEqual([
+      ['auth.test', 'replica-b', true],
+      ['auth.test', undefined, false],
+      ['chat.postMessage', undefined, false],
+      ['chat.postMessage', undefined, true],
+    ]);
+    fake.clearFaults();
+    await expect(replicaB.auth.test()).resolves.toMatchObject({ ok: true });
+    expect(fake.tally()).toEqual({ calls: 5, posts: 1, edits: 0 });
+  });
+});
+
+describe('SlackApiFake on a fixed port', () => {
+  it('listens where it is told, so a binding started by hand can be pointed at it', async () => {
+    const first = new SlackApiFake();
+    await first.start();
+    const port = Number(new URL(first.apiUrl).port);
+    await first.stop();
+
+    const fake = new SlackApiFake();
+    const { apiUrl } = await fake.start({ port });
+    try {
+      expect(apiUrl).toBe(`http://127.0.0.1:${port}/api/`);
+      const slack = new WebClient(fake.botToken, { slackApiUrl: apiUrl, logLevel: LogLevel.ERROR });
+      await expect(slack.auth.test()).resolves.toMatchObject({ ok: true });
+    } finally {
+      await fake.stop();
+    }
+  });
 });
 
 describe('SlackApiFake shutdown', () => {

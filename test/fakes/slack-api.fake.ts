@@ -7,6 +7,8 @@ import { validateBlocks } from './slack-block-limits';
  * A local Slack Web API that the official `@slack/web-api` WebClient talks to through
  * `slackApiUrl`. It keeps channel messages in memory, records every call in order, and can be
  * told to fail the next calls the ways real Slack does (5xx, 429, slow, processed-but-silent).
+ * Several clients (binding replicas) can share it, each through its own `apiUrlFor(client)`,
+ * so a fault can single one of them out.
  */
 
 export interface SlackApiFakeOptions {
@@ -45,6 +47,8 @@ export type SlackArgs = Record<string, unknown>;
 
 export interface SlackApiCall {
   method: string;
+  /** Which `apiUrlFor(client)` the call came through; undefined for `apiUrl`. */
+  client?: string;
   /** Form or JSON fields; `blocks`, `attachments` and `metadata` already parsed from their JSON strings. */
   args: SlackArgs;
   at: Date;
@@ -70,7 +74,8 @@ export interface FakeSlackMessage extends SlackMessageVersion {
   ts: string;
   thread_ts: string | undefined;
   user: string;
-  bot_id: string;
+  /** Absent on a person's message (`addUserMessage`). */
+  bot_id?: string;
   edits: number;
   /** Every version, oldest first; the last one is the current state. */
   history: SlackMessageVersion[];
@@ -97,6 +102,27 @@ export interface SlackEphemeral {
   at: Date;
 }
 
+/** Narrows a fault to the calls of one client, or to one channel. */
+export interface SlackFaultScope {
+  client?: string;
+  channel?: string;
+}
+
+/**
+ * A message someone other than the bot wrote: a person (e.g. the root of a thread the bot is
+ * mentioned in), or another app when `bot_id` is given.
+ */
+export interface SlackUserMessage {
+  channel: string;
+  user: string;
+  text: string;
+  /** Generated when omitted. */
+  ts?: string;
+  thread_ts?: string;
+  bot_id?: string;
+  metadata?: SlackMetadata;
+}
+
 export type SlackMessageFilter =
   { channel?: string; ts?: string; thread_ts?: string } | ((message: SlackPost) => boolean);
 
@@ -109,6 +135,9 @@ type Content = {
 };
 
 const JSON_FIELDS = ['blocks', 'attachments', 'metadata'] as const;
+const CLIENT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** `/api/<method>`, or `/<client>/api/<method>` for a client's own URL. */
+const API_PATH = /^\/(?:([A-Za-z0-9_-]{1,64})\/)?api\/(.+)$/;
 const MAX_TEXT = 40_000;
 const DEFAULT_PAGE = 100;
 
@@ -129,7 +158,12 @@ export class SlackApiFake {
   private postLog: SlackPost[] = [];
   private editLog: SlackEdit[] = [];
   private ephemeralLog: SlackEphemeral[] = [];
-  private faults: Array<{ method: string; fault: SlackFault; remaining: number }> = [];
+  private faults: Array<{
+    method: string;
+    fault: SlackFault;
+    remaining: number;
+    scope: SlackFaultScope;
+  }> = [];
   private latencyMs = 0;
   // Never reset: a ts handed out before reset() must not name a different message after it.
   private tsSequence = 0;
@@ -162,11 +196,20 @@ export class SlackApiFake {
     return `${this.baseUrl}/api/`;
   }
 
+  /** Like `apiUrl`, but the calls made through it are recorded, and can be failed, as `client`'s. */
+  apiUrlFor(client: string): string {
+    if (!this.baseUrl) throw new Error('SlackApiFake is not started');
+    if (!CLIENT_PATTERN.test(client))
+      throw new Error(`client "${client}" must match ${CLIENT_PATTERN}`);
+    return `${this.baseUrl}/${client}/api/`;
+  }
+
   get openSockets(): number {
     return this.sockets.size;
   }
 
-  async start(): Promise<{ url: string; apiUrl: string }> {
+  /** Listens on 127.0.0.1, on `port` when given (e.g. for a binding started by hand), else any free one. */
+  async start(options: { port?: number } = {}): Promise<{ url: string; apiUrl: string }> {
     if (this.server) throw new Error('SlackApiFake is already started');
     const server = createServer((req, res) => void this.handle(req, res));
     server.on('connection', (socket) => {
@@ -180,7 +223,7 @@ export class SlackApiFake {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
+      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
     });
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -218,13 +261,50 @@ export class SlackApiFake {
     this.latencyMs = 0;
   }
 
-  /** The next `times` calls to `method` (`'*'` for any method) get `fault` instead of a normal answer. */
-  failNext(method: string, fault: SlackFault, times = 1): void {
-    this.faults.push({ method, fault, remaining: times });
+  /**
+   * The next `times` calls to `method` (`'*'` for any method) get `fault` instead of a normal
+   * answer; `scope` narrows them to one client's or one channel's calls. The first fault
+   * registered that matches a call is the one it gets. `times` may be Infinity.
+   */
+  failNext(method: string, fault: SlackFault, times = 1, scope: SlackFaultScope = {}): void {
+    this.faults.push({ method, fault, remaining: times, scope });
+  }
+
+  /** Drops every pending fault; calls held by one are not released. */
+  clearFaults(): void {
+    this.faults = [];
+  }
+
+  /** Stores a message someone else wrote, as Slack would have it; returns its ts. */
+  addUserMessage(message: SlackUserMessage): string {
+    const ts = message.ts ?? this.nextTs();
+    const version: SlackMessageVersion = {
+      text: message.text,
+      blocks: undefined,
+      attachments: undefined,
+      metadata: message.metadata,
+      at: new Date(),
+    };
+    this.store.set(key(message.channel, ts), {
+      ...version,
+      channel: message.channel,
+      ts,
+      thread_ts: message.thread_ts,
+      user: message.user,
+      ...(message.bot_id === undefined ? {} : { bot_id: message.bot_id }),
+      edits: 0,
+      history: [version],
+    });
+    return ts;
   }
 
   setLatencyMs(ms: number): void {
     this.latencyMs = ms;
+  }
+
+  /** How many calls, successful posts and successful edits so far, without copying the logs. */
+  tally(): { calls: number; posts: number; edits: number } {
+    return { calls: this.callLog.length, posts: this.postLog.length, edits: this.editLog.length };
   }
 
   get calls(): SlackApiCall[] {
@@ -282,14 +362,23 @@ export class SlackApiFake {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const raw = await readBody(req);
-    if (!url.pathname.startsWith('/api/')) {
+    const route = API_PATH.exec(url.pathname);
+    if (!route) {
       sendJson(res, 404, { ok: false, error: 'not_found' });
       return;
     }
-    const method = decodeURIComponent(url.pathname.slice('/api/'.length));
+    const client = route[1];
+    const method = decodeURIComponent(route[2]);
     const { args, encoding } = parseArgs(req.headers['content-type'], raw, url.searchParams);
-    const fault = this.takeFault(method);
-    this.callLog.push({ method, args, at: new Date(), encoding, ...(fault ? { fault } : {}) });
+    const fault = this.takeFault(method, client, str(args.channel));
+    this.callLog.push({
+      method,
+      ...(client === undefined ? {} : { client }),
+      args,
+      at: new Date(),
+      encoding,
+      ...(fault ? { fault } : {}),
+    });
 
     if (this.latencyMs > 0 && !(await this.pause(this.latencyMs, res))) return;
     if (!fault) {
@@ -327,8 +416,17 @@ export class SlackApiFake {
     return handler(args);
   }
 
-  private takeFault(method: string): SlackFault | undefined {
-    const entry = this.faults.find((f) => f.method === method || f.method === '*');
+  private takeFault(
+    method: string,
+    client: string | undefined,
+    channel: string | undefined,
+  ): SlackFault | undefined {
+    const entry = this.faults.find(
+      (f) =>
+        (f.method === method || f.method === '*') &&
+        (f.scope.client === undefined || f.scope.client === client) &&
+        (f.scope.channel === undefined || f.scope.channel === channel),
+    );
     if (!entry) return undefined;
     entry.remaining -= 1;
     if (entry.remaining <= 0) this.faults.splice(this.faults.indexOf(entry), 1);
@@ -492,8 +590,9 @@ export class SlackApiFake {
     return {
       type: 'message',
       user: message.user,
-      bot_id: message.bot_id,
-      app_id: this.config.appId,
+      ...(message.bot_id === undefined
+        ? {}
+        : { bot_id: message.bot_id, app_id: this.config.appId }),
       team: this.config.teamId,
       text: message.text,
       ts: message.ts,

@@ -9,10 +9,11 @@ import {
   streamNames,
   Subjects,
 } from '@tollgate/protocol';
-import { createTestSchema, type TestSchema, withClient } from './database';
+import { createTestSchema, TEST_DATABASE_URL, type TestSchema, withClient } from './database';
 import { connectTestNats, deleteStreams, TEST_NATS_URL } from './nats';
 import { type ServiceName, type ServiceProcess, startService } from './service-process';
 import { uniqueToken } from './unique';
+import { waitFor } from './wait-for';
 
 export interface PromptJournalRow {
   session_id: string;
@@ -29,15 +30,30 @@ export interface DeadLetter {
   data: string;
 }
 
+/** A binding someone started by hand, for the contract suite's external mode. */
+export interface ExternalBindingTarget {
+  /** Where its HTTP endpoints answer, e.g. `http://127.0.0.1:3001`. */
+  readonly url: string;
+  /** Its TOLLGATE_SUBJECT_PREFIX. */
+  readonly prefix: string;
+  /** Its DATABASE_SCHEMA, on the test database server (TEST_DATABASE_URL). */
+  readonly schema: string;
+}
+
 /**
  * A binding under test: its own prefix and schema, the built binding started as a child
  * process, a way to publish outputs as the session service would, and a core subscription
  * on the command subjects (the command stream is a work queue: observers never consume it).
+ * Further replicas on the same durable and schema can be started beside it; a binding
+ * started by hand can be attached to instead, in which case it is never stopped or cleaned.
  */
 export class BindingFixture {
   process?: ServiceProcess;
   readonly commands: { subject: string; command: Command }[] = [];
+  /** Replicas started with `startReplica` that have not been stopped through the fixture. */
+  readonly replicas = new Set<ServiceProcess>();
   private subscription?: Subscription;
+  private externalUrl?: string;
 
   private constructor(
     readonly service: ServiceName,
@@ -68,11 +84,50 @@ export class BindingFixture {
     return fixture;
   }
 
+  /**
+   * Attaches to a binding started by hand: waits for it to be ready, and never starts, stops
+   * or cleans it up (its streams and schema are left as they are).
+   */
+  static async attach(
+    service: ServiceName,
+    target: ExternalBindingTarget,
+    platformEnv: () => Record<string, string>,
+    extraEnv: Record<string, string> = {},
+  ): Promise<BindingFixture> {
+    const database: TestSchema = {
+      schema: target.schema,
+      url: TEST_DATABASE_URL,
+      drop: async () => undefined,
+    };
+    const fixture = new BindingFixture(
+      service,
+      target.prefix,
+      database,
+      await connectTestNats(),
+      platformEnv,
+      extraEnv,
+    );
+    fixture.externalUrl = target.url.replace(/\/+$/, '');
+    fixture.observeCommands();
+    await waitFor(
+      `the binding at ${fixture.externalUrl} to answer /health/ready with 200`,
+      async () => (await fetch(`${fixture.externalUrl}/health/ready`)).status === 200,
+      { timeoutMs: 15_000 },
+    );
+    return fixture;
+  }
+
+  /** Started by hand and attached to: the suite can neither restart nor stop it. */
+  get external(): boolean {
+    return this.externalUrl !== undefined;
+  }
+
   get subjects(): Subjects {
     return new Subjects(this.prefix);
   }
 
   get url(): string {
+    if (this.externalUrl !== undefined) return this.externalUrl;
     if (!this.process) throw new Error('the binding is not running');
     return this.process.url('');
   }
@@ -91,15 +146,61 @@ export class BindingFixture {
   }
 
   async start(): Promise<ServiceProcess> {
+    this.refuseIfExternal('start');
     this.process = await startService(this.service, this.env());
     await this.process.waitUntilReady();
     return this.process;
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM') {
+    this.refuseIfExternal('stop');
     const exit = await this.process?.stop(signal);
     this.process = undefined;
     return exit;
+  }
+
+  /**
+   * Starts one more process of the binding on the same prefix (so the same durable) and
+   * schema; `platformEnv` and `env` override the fixture's environment for it alone.
+   */
+  async startReplica(
+    platformEnv: Record<string, string>,
+    env: Record<string, string> = {},
+  ): Promise<ServiceProcess> {
+    const replica = await startService(this.service, { ...this.env(), ...platformEnv, ...env });
+    this.replicas.add(replica);
+    void replica.exited().then(() => this.replicas.delete(replica));
+    await replica.waitUntilReady();
+    return replica;
+  }
+
+  /** The durable's ack_wait, as JetStream runs it (set by whichever process created it). */
+  async ackWaitMs(): Promise<number> {
+    const jsm = await jetstreamManager(this.nc);
+    const info = await jsm.consumers.info(streamNames(this.prefix).outputs, this.service);
+    const ackWaitNanos = info.config.ack_wait;
+    if (ackWaitNanos === undefined) throw new Error(`durable ${this.service} has no ack_wait`);
+    return Math.round(ackWaitNanos / 1_000_000);
+  }
+
+  /** Pull requests waiting on the durable: one per idle replica. */
+  async pullsWaiting(): Promise<number> {
+    const jsm = await jetstreamManager(this.nc);
+    return (await jsm.consumers.info(streamNames(this.prefix).outputs, this.service)).num_waiting;
+  }
+
+  /** The owners of every lease still running, on prompts and on once-only deliveries. */
+  async liveLeaseOwners(): Promise<string[]> {
+    return withClient(async (client) => {
+      const result = await client.query<{ lease_owner: string }>(
+        `SELECT lease_owner FROM "${this.database.schema}".prompts
+           WHERE lease_until > clock_timestamp()
+         UNION ALL
+         SELECT lease_owner FROM "${this.database.schema}".delivered_outputs
+           WHERE lease_until > clock_timestamp()`,
+      );
+      return result.rows.map((row) => row.lease_owner);
+    });
   }
 
   /** Publishes an output on `<PREFIX>_OUT` as the session service's relay would. */
@@ -151,11 +252,23 @@ export class BindingFixture {
   }
 
   async dispose(): Promise<void> {
+    await Promise.all([...this.replicas].map((replica) => replica.stop('SIGKILL')));
+    if (this.external) {
+      this.subscription?.unsubscribe();
+      await this.nc.close();
+      return;
+    }
     await this.stop();
     this.subscription?.unsubscribe();
     await deleteStreams(this.nc, this.prefix);
     await this.nc.close();
     await this.database.drop();
+  }
+
+  private refuseIfExternal(what: string): void {
+    if (this.external) {
+      throw new Error(`cannot ${what} the binding at ${this.externalUrl}: it was started by hand`);
+    }
   }
 
   private observeCommands(): void {

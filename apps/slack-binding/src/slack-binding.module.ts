@@ -6,7 +6,7 @@ import { SlackEventsController } from './inbound/slack-events.controller';
 import { SlackInteractionsController } from './inbound/slack-interactions.controller';
 import { SlackSignatureGuard } from './inbound/slack-signature.guard';
 import { MIGRATIONS } from './migrations';
-import { SlackPlatformAdapter } from './platform/slack-platform.adapter';
+import { SlackPlatformAdapter, slackCallTimeoutMs } from './platform/slack-platform.adapter';
 import type { SlackBindingConfig } from './slack-binding.config';
 import { SLACK_CONFIG } from './slack-binding.tokens';
 
@@ -28,6 +28,11 @@ export class SlackBindingModule {
             useValue: new SlackPlatformAdapter({
               token: config.SLACK_BOT_TOKEN,
               apiUrl: config.SLACK_API_URL,
+              timeoutMs: slackCallTimeoutMs({
+                requestedMs: config.SLACK_API_TIMEOUT_MS,
+                ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,
+                drainMs: config.TOLLGATE_DRAIN_MS,
+              }),
             }),
           },
         }),

@@ -18,6 +18,14 @@ import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port'
 /**
  * Runs the binding's durable consumer once PostgreSQL is migrated and NATS provisioned.
  * ConsumerHost drains it on shutdown, so a pending prompt never holds a replica up (B14).
+ *
+ * Retries (B12) are the runner's: a transient platform failure is naked with a delay of
+ * TOLLGATE_RETRY_BASE_MS · 2^(n-1) after the n-th delivery, capped at the runner's 5 minutes,
+ * and never shorter than the platform's Retry-After; a permanent one is dead-lettered at once.
+ * The message is dead-lettered after max_deliver (1000) deliveries, so with the default 1 s
+ * base it is retried for 1 + 2 + … + 256 s (deliveries 1–9) + 990 × 300 s (10–999)
+ * ≈ 297 500 s ≈ 82.6 hours before that. Whatever the base, at most the first 19 of those 999
+ * delays are below the cap, so it is never less than a day (binding-retry-horizon.spec.ts).
  */
 @Injectable()
 export class BindingOutputConsumer implements OnApplicationBootstrap {

@@ -85,6 +85,12 @@ export interface PlatformAdapter {
    * accepted it), so a retry edits it instead of posting twice. Undefined when not found.
    */
   findPostedPrompt?(target: PromptTarget): Promise<MessageRef | undefined>;
+  /**
+   * Finds a text already posted for this output (a `postText` that timed out after the
+   * platform accepted it), so a retry adopts it instead of posting the reply twice. Asked only
+   * when an earlier attempt set out and never finished. Undefined when not found.
+   */
+  findPostedText?(conversation: Conversation, outputId: string): Promise<MessageRef | undefined>;
   classifyFailure(error: unknown): PlatformFailure;
 }
 

@@ -3,6 +3,8 @@ import {
   SLACK_FAKE_DEFAULTS,
   SlackApiFake,
   type FakeSlackMessage,
+  type SlackApiCall,
+  type SlackFault,
 } from '../../fakes/slack-api.fake';
 import { actionsOf, textContent } from '../../fakes/slack-blocks';
 import {
@@ -14,14 +16,40 @@ import {
 import { signSlackRequest } from '../../fakes/slack-signing';
 import { uniqueToken } from '../../support/unique';
 import type {
+  CallScope,
   ChatButton,
   ChatMessageView,
+  PlatformCall,
   PlatformDriver,
+  PlatformFault,
   PrivateNotice,
   Signing,
 } from '../platform-driver';
 
 const SIGNING_SECRET = 'contract-slack-signing-secret';
+/** Who starts each conversation's thread, as a person writing to the bot would. */
+const THREAD_STARTER = 'U_THREAD_STARTER';
+
+const METHODS: Record<PlatformCall, string> = {
+  post: 'chat.postMessage',
+  edit: 'chat.update',
+  any: '*',
+};
+
+function slackFault(fault: PlatformFault): SlackFault {
+  switch (fault.kind) {
+    case 'server_error':
+      return { status: 503 };
+    case 'rate_limited':
+      return { rateLimit: fault.retryAfterSeconds };
+    case 'timeout':
+      return { hangMs: Infinity };
+    case 'accept_then_timeout':
+      return { acceptThenTimeout: true };
+    case 'refused':
+      return { error: 'channel_not_found' };
+  }
+}
 let tsCounter = 0;
 
 /** A ts no fake message will ever have (the fake counts from 1.7e9 seconds). */
@@ -49,29 +77,66 @@ export class SlackDriver implements PlatformDriver {
   /** Thread roots already written, so a later `say` replies in the thread instead. */
   private readonly startedThreads = new Set<string>();
 
-  async start(): Promise<void> {
-    await this.fake.start();
+  async start(options: { port?: number } = {}): Promise<void> {
+    await this.fake.start(options);
   }
 
   async stop(): Promise<void> {
     await this.fake.stop();
   }
 
-  bindingEnv(): Record<string, string> {
+  bindingEnv(replica?: string): Record<string, string> {
     return {
       SLACK_BOT_TOKEN: this.fake.botToken,
       SLACK_SIGNING_SECRET: SIGNING_SECRET,
-      SLACK_API_URL: this.fake.apiUrl,
+      SLACK_API_URL: replica === undefined ? this.fake.apiUrl : this.fake.apiUrlFor(replica),
     };
   }
 
+  /** A thread a person started (the fake holds its root, so it can be read back). */
   freshConversation(): Conversation {
+    const channelId = `C${uniqueToken('').toUpperCase()}`;
+    const root = nextTs();
+    this.fake.addUserMessage({
+      channel: channelId,
+      ts: root,
+      user: THREAD_STARTER,
+      text: `<@${SLACK_FAKE_DEFAULTS.botUserId}> please help`,
+    });
     return {
       platform: 'slack',
       workspaceId: SLACK_FAKE_DEFAULTS.teamId,
-      channelId: `C${uniqueToken('').toUpperCase()}`,
-      threadId: nextTs(),
+      channelId,
+      threadId: root,
     };
+  }
+
+  failNext(
+    call: PlatformCall,
+    fault: PlatformFault,
+    scope: CallScope & { readonly times?: number } = {},
+  ): void {
+    this.fake.failNext(METHODS[call], slackFault(fault), scope.times ?? 1, {
+      ...(scope.replica === undefined ? {} : { client: scope.replica }),
+      ...(scope.conversation === undefined ? {} : { channel: scope.conversation.channelId }),
+    });
+  }
+
+  clearFaults(): void {
+    this.fake.clearFaults();
+  }
+
+  setLatencyMs(ms: number): void {
+    this.fake.setLatencyMs(ms);
+  }
+
+  callTimes(call: PlatformCall, scope: CallScope = {}): number[] {
+    const method = METHODS[call];
+    const matches = (c: SlackApiCall): boolean =>
+      (method === '*' || c.method === method) &&
+      (scope.replica === undefined || c.client === scope.replica) &&
+      (scope.conversation === undefined || c.args.channel === scope.conversation.channelId);
+    return this.fake.calls.filter(matches).map((c) => new Date(c.at).getTime());
   }
 
   messages(): ChatMessageView[] {

@@ -13,6 +13,8 @@ import type { PromptKey, PromptState } from '../prompt/prompt-state';
 export interface PromptLease {
   readonly key: PromptKey;
   readonly claimId: string;
+  /** The prompt as the claim found it; the events of the effect are folded into this. */
+  readonly claimed: PromptState;
 }
 
 export interface PromptClaimRequest {

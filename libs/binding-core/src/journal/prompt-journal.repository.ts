@@ -60,6 +60,14 @@ const SELECT_LOCKED = `
   FROM prompts WHERE session_id = $1 AND call_id = $2
   FOR UPDATE`;
 
+const INSERT_OR_LOCK = `
+  WITH created AS (
+    INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status)
+    VALUES ($1, $2, $3, $4, 'untracked')
+    ON CONFLICT DO NOTHING
+    RETURNING 1)
+  ${SELECT_LOCKED}`;
+
 /** {@link PromptJournal} in the binding's schema, through raw SQL on the service's data source. */
 export class PromptJournalRepository implements PromptJournal {
   constructor(private readonly db: DataSourceAccess) {}
@@ -72,14 +80,16 @@ export class PromptJournalRepository implements PromptJournal {
     const dataSource = await this.db();
     return dataSource.transaction(async (manager): Promise<PromptClaim> => {
       // DO NOTHING on any conflict: prompt_ref is derived from the key, so a racing insert of
-      // the same prompt conflicts on either unique index.
-      await manager.query(
-        `INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status)
-         VALUES ($1, $2, $3, $4, 'untracked')
-         ON CONFLICT DO NOTHING`,
-        [key.sessionId, key.callId, promptRefOf(key), JSON.stringify(conversation)],
-      );
-      const row = await this.lockedRow(manager, key);
+      // the same prompt conflicts on either unique index. A prompt that exists (most outputs)
+      // is locked by the same statement; one it inserted is not in that statement's snapshot,
+      // so it is locked by a second look.
+      const inserted: PromptRow[] = await manager.query(INSERT_OR_LOCK, [
+        key.sessionId,
+        key.callId,
+        promptRefOf(key),
+        JSON.stringify(conversation),
+      ]);
+      const row = inserted[0] ?? (await this.lockedRow(manager, key));
       if (row === undefined) {
         throw new CorruptPromptRow(
           `prompt ${key.sessionId}/${key.callId}: its prompt_ref is taken by another prompt`,
@@ -93,7 +103,8 @@ export class PromptJournalRepository implements PromptJournal {
         };
       }
       const target = { conversation: row.conversation, promptRef: row.prompt_ref };
-      const lease: PromptLease = { key, claimId: randomUUID() };
+      const state = stateOfRow(row);
+      const lease: PromptLease = { key, claimId: randomUUID(), claimed: state };
       // A post set out on and never journaled decides everything after it: until it is
       // looked for, the binding cannot know whether a live prompt is out there.
       if (row.intent?.decision.kind === 'post') {
@@ -101,14 +112,12 @@ export class PromptJournalRepository implements PromptJournal {
         await this.takeLease(manager, lease, owner, leaseMs, intent);
         return { kind: 'unfinished_post', lease, target, intent };
       }
-      const state = stateOfRow(row);
       const decision = decide(state);
       switch (decision.kind) {
         case 'drop':
           return { kind: 'settled', decision };
         case 'tombstone':
-          await this.append(manager, key, [decision.event]);
-          await this.project(manager, key, evolvePrompt(state, decision.event));
+          await this.record(manager, key, [decision.event], evolvePrompt(state, decision.event));
           return { kind: 'settled', decision };
         case 'post':
         case 'edit':
@@ -120,16 +129,15 @@ export class PromptJournalRepository implements PromptJournal {
     });
   }
 
+  /**
+   * Nothing but the lease's holder changes a prompt's row while the lease holds (every other
+   * write replaces or clears `intent`), so the state seen at the claim is the state to fold
+   * the events into, and one statement conditional on the claim id journals them.
+   */
   async complete(lease: PromptLease, events: readonly PromptEvent[]): Promise<boolean> {
     const dataSource = await this.db();
-    return dataSource.transaction(async (manager) => {
-      const row = await this.lockedRow(manager, lease.key);
-      if (row?.intent?.claimId !== lease.claimId) return false;
-      const next = events.reduce(evolvePrompt, stateOfRow(row));
-      await this.append(manager, lease.key, events);
-      await this.project(manager, lease.key, next);
-      return true;
-    });
+    const next = events.reduce(evolvePrompt, lease.claimed);
+    return this.record(dataSource.manager, lease.key, events, next, lease.claimId);
   }
 
   async release(lease: PromptLease): Promise<void> {
@@ -196,45 +204,49 @@ export class PromptJournalRepository implements PromptJournal {
     );
   }
 
-  private async append(
+  /**
+   * Appends `events` and writes `state` as the projection, ending any lease: the effect it
+   * covered is done. With `claimId`, only while that claim still holds the prompt; false,
+   * with nothing written, otherwise. One statement, so journaling costs one round trip.
+   */
+  private async record(
     manager: EntityManager,
     key: PromptKey,
     events: readonly PromptEvent[],
-  ): Promise<void> {
-    if (events.length === 0) return;
-    await manager.query(
-      `INSERT INTO prompt_events (session_id, call_id, seq, type, data)
-       SELECT $1, $2, e.seq, e.type, e.data
-       FROM unnest($3::int[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS e(seq, type, data, n)
-       ORDER BY e.n`,
+    state: PromptState,
+    claimId: string | null = null,
+  ): Promise<boolean> {
+    const columns = projectionOf(state);
+    const [result]: { recorded: number }[] = await manager.query(
+      `WITH projected AS (
+         UPDATE prompts
+         SET status = $6, last_seq = $7, request = $8, message_ref = $9, outcome = $10,
+             lease_owner = NULL, lease_until = NULL, intent = NULL, updated_at = now()
+         WHERE session_id = $1 AND call_id = $2
+           AND ($11::text IS NULL OR intent->>'claimId' = $11::text)
+         RETURNING 1),
+       appended AS (
+         INSERT INTO prompt_events (session_id, call_id, seq, type, data)
+         SELECT $1, $2, e.seq, e.type, e.data
+         FROM unnest($3::int[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS e(seq, type, data, n)
+         WHERE EXISTS (SELECT 1 FROM projected)
+         ORDER BY e.n)
+       SELECT count(*)::int AS recorded FROM projected`,
       [
         key.sessionId,
         key.callId,
         events.map((e) => e.seq),
         events.map((e) => e.type),
         events.map((e) => JSON.stringify(e)),
-      ],
-    );
-  }
-
-  /** Writes the state as the projection and ends any lease: the effect it covered is done. */
-  private async project(manager: EntityManager, key: PromptKey, state: PromptState): Promise<void> {
-    const columns = projectionOf(state);
-    await manager.query(
-      `UPDATE prompts
-       SET status = $3, last_seq = $4, request = $5, message_ref = $6, outcome = $7,
-           lease_owner = NULL, lease_until = NULL, intent = NULL, updated_at = now()
-       WHERE session_id = $1 AND call_id = $2`,
-      [
-        key.sessionId,
-        key.callId,
         columns.status,
         columns.lastSeq,
         columns.request === undefined ? null : JSON.stringify(columns.request),
         columns.messageRef === undefined ? null : JSON.stringify(columns.messageRef),
         columns.outcome ?? null,
+        claimId,
       ],
     );
+    return (result?.recorded ?? 0) > 0;
   }
 }
 

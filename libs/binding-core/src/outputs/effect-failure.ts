@@ -3,7 +3,12 @@ import type { PlatformAdapter, PlatformFailure } from '../platform-adapter.port'
 
 /** The platform calls the core makes, named in every failure reason. */
 export type PlatformEffect =
-  'post_prompt' | 'edit_prompt' | 'find_posted_prompt' | 'send_notice' | 'post_text';
+  | 'post_prompt'
+  | 'edit_prompt'
+  | 'find_posted_prompt'
+  | 'send_notice'
+  | 'post_text'
+  | 'find_posted_text';
 
 /**
  * How a failed platform call settles its message: transient → nak with a growing delay that

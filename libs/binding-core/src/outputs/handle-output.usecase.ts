@@ -22,7 +22,8 @@ import {
   trackedEvent,
   type OrderedCallOutput,
 } from '../prompt/prompt-lifecycle.decider';
-import { effectFailure } from './effect-failure';
+import { effectFailure, type PlatformEffect } from './effect-failure';
+import { SessionSequencer } from './session-sequencer';
 
 export interface HandleOutputDeps {
   readonly subjects: Subjects;
@@ -65,6 +66,12 @@ export const LEASED_RETRY_MAX_MS = 250;
 type Delivery<T> =
   { readonly kind: 'already_delivered' } | { readonly kind: 'delivered'; readonly result: T };
 
+/** One delivery's platform call, and how to find what an unfinished earlier attempt left. */
+interface DeliveryEffect<T> {
+  readonly deliver: () => Promise<T>;
+  readonly find?: () => Promise<T | undefined>;
+}
+
 /**
  * The consumer's work for one output (ARCHITECTURE.md §4.1): validate; claim the prompt in a
  * short transaction; make the chat effect outside any transaction; journal it in a second
@@ -72,13 +79,19 @@ type Delivery<T> =
  * InvalidPayload (dead-letter), each with a reason code; returning means ack.
  */
 export class HandleOutput {
+  private readonly inSessionOrder = new SessionSequencer();
+
   constructor(private readonly deps: HandleOutputDeps) {}
 
-  /** Validates a delivery against the subject it came on, then handles it. */
+  /**
+   * Validates a delivery against the subject it came on, then handles it once the outputs of
+   * its session that reached this replica before it are done.
+   */
   async handleMessage(subject: string, data: Uint8Array): Promise<OutputHandled> {
     const parsed = parseOutputForSubject(this.deps.subjects, subject, data);
     if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
-    return this.execute(parsed.value);
+    const output = parsed.value;
+    return this.inSessionOrder.run(output.sessionId, () => this.execute(output));
   }
 
   async execute(output: Output): Promise<OutputHandled> {
@@ -207,8 +220,10 @@ export class HandleOutput {
     if (decision.kind !== 'notice') {
       throw new Error(`a Rejected decided ${decision.kind}, not a notice`);
     }
-    const delivery = await this.deliverOnce(output, 'notice', log, async () => {
-      await adapter.sendNotice(output.conversation, decision.to, decision.text, decision.near);
+    const delivery = await this.deliverOnce(output, 'notice', log, {
+      deliver: async () => {
+        await adapter.sendNotice(output.conversation, decision.to, decision.text, decision.near);
+      },
     });
     return delivery.kind === 'already_delivered'
       ? { outcome: 'dropped', reason: 'already_delivered' }
@@ -218,30 +233,33 @@ export class HandleOutput {
   private async postText(output: TextOutput): Promise<OutputHandled> {
     const { adapter } = this.deps;
     const log = this.logFor(output);
-    // The adapter gets the output id so that, on a retry, it can find a post that timed out
-    // after the platform accepted it; without that a crash between the post and the journal
-    // write can repeat the reply.
-    const delivery = await this.deliverOnce(output, 'text', log, () =>
-      adapter.postText(output.conversation, output.text, output.role, output.id),
-    );
+    // The post carries the output id so that a retry after an attempt that never finished (a
+    // crash, or a timeout after the platform accepted the post) finds it instead of repeating
+    // the reply.
+    const find = adapter.findPostedText?.bind(adapter);
+    const delivery = await this.deliverOnce(output, 'text', log, {
+      deliver: () => adapter.postText(output.conversation, output.text, output.role, output.id),
+      ...(find === undefined ? {} : { find: () => find(output.conversation, output.id) }),
+    });
     return delivery.kind === 'already_delivered'
       ? { outcome: 'dropped', reason: 'already_delivered' }
       : { outcome: 'text_posted', messageRef: delivery.result };
   }
 
   /**
-   * Delivers an output once by its id, under a lease. A crash between the platform call and
-   * the journal write leaves the output undelivered, so it is delivered again: a text post
-   * is then reconciled by the adapter through the output id, a private notice (which no
-   * platform lets a bot read back) may be shown twice.
+   * Delivers an output once by its id, under a lease. A crash or a timeout between the
+   * platform call and the journal write leaves the output undelivered, so it is delivered
+   * again: `find` (a text post, by its output id) first looks for what the earlier attempt
+   * may have left on the platform and adopts it; a private notice, which no platform lets a
+   * bot read back, may be shown twice.
    */
   private async deliverOnce<T extends MessageRef | void>(
     output: TextOutput | ToolInteractionRejected,
     kind: DeliveryKind,
     log: Logger,
-    deliver: () => Promise<T>,
+    effect: DeliveryEffect<T>,
   ): Promise<Delivery<T>> {
-    const { adapter, deliveries, replicaId, leaseMs } = this.deps;
+    const { deliveries, replicaId, leaseMs } = this.deps;
     const claim = await deliveries.claim({ outputId: output.id, kind, owner: replicaId, leaseMs });
     switch (claim.kind) {
       case 'delivered':
@@ -255,19 +273,41 @@ export class HandleOutput {
         break;
     }
     if (claim.retry) log.info({ kind }, 'delivering again after an attempt that did not finish');
-    let result: T;
-    try {
-      result = await deliver();
-    } catch (error) {
-      await this.releaseDelivery(claim.lease, log);
-      throw effectFailure(adapter, kind === 'text' ? 'post_text' : 'send_notice', error);
+    const find = claim.retry ? effect.find : undefined;
+    const found =
+      find && (await this.underDeliveryLease(claim.lease, log, 'find_posted_text', find));
+    if (found !== undefined) {
+      log.info({ kind }, 'the earlier attempt reached the platform; adopted');
     }
+    const result =
+      found ??
+      (await this.underDeliveryLease(
+        claim.lease,
+        log,
+        kind === 'text' ? 'post_text' : 'send_notice',
+        effect.deliver,
+      ));
     if (await deliveries.complete(claim.lease, result ?? undefined)) {
       log.info({ kind }, 'output delivered');
     } else {
       log.warn({ kind }, 'delivery lease lost during the effect; its new holder finishes');
     }
     return { kind: 'delivered', result };
+  }
+
+  /** One platform call under a delivery lease: a failure ends the lease and says how to retry. */
+  private async underDeliveryLease<R>(
+    lease: DeliveryLease,
+    log: Logger,
+    effect: PlatformEffect,
+    call: () => Promise<R>,
+  ): Promise<R> {
+    try {
+      return await call();
+    } catch (error) {
+      await this.releaseDelivery(lease, log);
+      throw effectFailure(this.deps.adapter, effect, error);
+    }
   }
 
   // A release that fails only makes the retry wait for the lease to run out.

@@ -1,0 +1,107 @@
+import type { MessageRef } from '@tollgate/binding-core';
+import type { Conversation } from '@tollgate/protocol';
+import { WebAPIPlatformError, type WebClient } from '@slack/web-api';
+
+/** What a message found on reading back carries: its ts, author and metadata. */
+interface ListedMessage {
+  readonly ts?: string;
+  readonly user?: string;
+  readonly bot_id?: string;
+  readonly metadata?: { readonly event_type?: string; readonly event_payload?: unknown };
+}
+
+export interface SlackMetadataQuery {
+  readonly eventType: string;
+  /** The payload field naming the thing looked for, e.g. `promptRef` or `outputId`. */
+  readonly field: string;
+  readonly value: string;
+}
+
+/**
+ * A post that timed out may still have landed. Slack has no idempotency key on
+ * `chat.postMessage`, so every post carries message metadata naming what it shows, and a retry
+ * reads the conversation back to look for it. 200 messages a page, as Slack recommends; the
+ * post looked for is recent (a retry follows a failed attempt within minutes), so a thread
+ * or channel is not read further back than this many pages.
+ */
+const PAGE_SIZE = 200;
+const MAX_PAGES = 10;
+
+/** Finds the bot's own message in a conversation by the metadata it was posted with. */
+export class SlackPostedMessageFinder {
+  private self?: Promise<{ botId?: string; userId?: string }>;
+
+  constructor(private readonly client: WebClient) {}
+
+  async find(
+    conversation: Conversation,
+    query: SlackMetadataQuery,
+  ): Promise<MessageRef | undefined> {
+    const self = await this.identity();
+    for await (const message of this.messagesOf(conversation)) {
+      const own =
+        (self.botId !== undefined && message.bot_id === self.botId) ||
+        (self.userId !== undefined && message.user === self.userId);
+      if (own && message.ts !== undefined && carries(message, query)) {
+        return { channelId: conversation.channelId, messageId: message.ts };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The thread's replies (oldest first) for a threaded conversation, the channel's top-level
+   * history (newest first) otherwise. A thread Slack no longer knows holds nothing of ours.
+   */
+  private async *messagesOf(conversation: Conversation): AsyncGenerator<ListedMessage> {
+    const channel = conversation.channelId;
+    const thread = conversation.threadId;
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      const common = {
+        channel,
+        include_all_metadata: true,
+        limit: PAGE_SIZE,
+        ...(cursor ? { cursor } : {}),
+      };
+      let listed: { messages?: ListedMessage[]; response_metadata?: { next_cursor?: string } };
+      try {
+        listed = thread
+          ? await this.client.conversations.replies({ ...common, ts: thread })
+          : await this.client.conversations.history(common);
+      } catch (error) {
+        if (error instanceof WebAPIPlatformError && error.data.error === 'thread_not_found') return;
+        throw error;
+      }
+      yield* listed.messages ?? [];
+      cursor = listed.response_metadata?.next_cursor;
+      if (!cursor) return;
+    }
+  }
+
+  /**
+   * Another app (a staging install of Tollgate in the same channel, say) may post the same
+   * metadata, so only the bot's own messages count. Asked once per process.
+   */
+  private identity(): Promise<{ botId?: string; userId?: string }> {
+    this.self ??= this.client.auth.test().then(
+      (who) => ({ botId: who.bot_id, userId: who.user_id }),
+      (error: unknown) => {
+        this.self = undefined;
+        throw error;
+      },
+    );
+    return this.self;
+  }
+}
+
+function carries(message: ListedMessage, query: SlackMetadataQuery): boolean {
+  const metadata = message.metadata;
+  if (metadata?.event_type !== query.eventType) return false;
+  const payload = metadata.event_payload;
+  return (
+    typeof payload === 'object' &&
+    payload !== null &&
+    (payload as Record<string, unknown>)[query.field] === query.value
+  );
+}

@@ -1,0 +1,80 @@
+// The bare floor the binding is measured against: a JetStream consumer with no framework
+// that, for each output, runs one PostgreSQL transaction (lock the prompt's row, read its
+// message ref, mark it resolved), makes one HTTP call to the fake Slack API (chat.update
+// with the same payload the binding sends) and acks. At most FLOOR_CONFIG.concurrency
+// outputs are in flight, as the binding's runner holds at most maxInFlight.
+// Started by binding.bench.mjs as its own process, as a binding replica is; prints "ready"
+// once it is pulling, and stops on SIGTERM.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { connect } = require('@nats-io/transport-node');
+const { jetstream } = require('@nats-io/jetstream');
+const { Pool } = require('pg');
+
+const config = JSON.parse(process.env.FLOOR_CONFIG ?? '{}');
+const { natsUrl, stream, durable, databaseUrl, table, apiUrl, token, concurrency, text, blocks } =
+  config;
+
+const pool = new Pool({ connectionString: databaseUrl, max: concurrency });
+const nc = await connect({ servers: natsUrl, name: 'bench-floor' });
+const consumer = await jetstream(nc).consumers.get(stream, durable);
+const messages = await consumer.consume({ max_messages: concurrency });
+const decoder = new TextDecoder();
+const body = { text, blocks: JSON.stringify(blocks) };
+
+async function handle(msg) {
+  const output = JSON.parse(decoder.decode(msg.data));
+  const id = `${output.sessionId}/${output.callId}`;
+  const client = await pool.connect();
+  let row;
+  try {
+    await client.query('BEGIN');
+    [row] = (
+      await client.query(`SELECT channel, ts FROM ${table} WHERE id = $1 FOR UPDATE`, [id])
+    ).rows;
+    await client.query(
+      `UPDATE ${table} SET status = 'resolved', updated_at = now() WHERE id = $1`,
+      [id],
+    );
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+  const response = await fetch(`${apiUrl}chat.update`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ channel: row.channel, ts: row.ts, ...body }),
+  });
+  const answer = await response.json();
+  if (!answer.ok) throw new Error(`chat.update: ${answer.error}`);
+  await msg.ackAck();
+}
+
+let inFlight = 0;
+const freed = [];
+process.once('SIGTERM', () => {
+  void messages.close();
+});
+process.stdout.write('ready\n');
+for await (const msg of messages) {
+  if (inFlight >= concurrency) await new Promise((resolve) => freed.push(resolve));
+  inFlight += 1;
+  handle(msg)
+    .catch((error) => {
+      process.stderr.write(`floor: ${error.message}\n`);
+      msg.nak();
+    })
+    .finally(() => {
+      inFlight -= 1;
+      freed.shift()?.();
+    });
+}
+await nc.drain();
+await pool.end();
