@@ -210,21 +210,23 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(types).toEqual(['PendingApprovalPromptTracked', 'PendingApprovalPromptRefreshed']);
   });
 
-  restartingIt(
-    `B6 after a cold start of the binding, a refresh edits the persisted message${RESTART_SKIPPED}`,
-    async () => {
-      const conversation = driver.freshConversation();
-      const request = requestOutput(conversation, 'call_b6', 5);
-      await binding.publish(request);
-      const posted = await promptIn(conversation, 'the prompt');
-      await binding.stop();
-      await binding.start();
-      await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
-      const refreshed = await promptIn(conversation, 'the refresh', (m) => m.edits > 0);
-      expect(refreshed.messageId).toBe(posted.messageId);
-      expect(refreshed.buttons.length).toBeGreaterThan(0);
-    },
-  );
+  describe('B6 cold start of the binding', () => {
+    restartingIt(
+      `B6 after a cold start of the binding, a refresh edits the persisted message${RESTART_SKIPPED}`,
+      async () => {
+        const conversation = driver.freshConversation();
+        const request = requestOutput(conversation, 'call_b6', 5);
+        await binding.publish(request);
+        const posted = await promptIn(conversation, 'the prompt');
+        await binding.stop();
+        await binding.start();
+        await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
+        const refreshed = await promptIn(conversation, 'the refresh', (m) => m.edits > 0);
+        expect(refreshed.messageId).toBe(posted.messageId);
+        expect(refreshed.buttons.length).toBeGreaterThan(0);
+      },
+    );
+  });
 
   it('B7 a refresh with no record posts a fresh interactive prompt once', async () => {
     const conversation = driver.freshConversation();
@@ -276,27 +278,31 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(messages.filter((m) => m.text.includes('the reply'))).toHaveLength(1);
   });
 
-  it.each(['forged', 'stale'] as const)(
-    'B10 a %s signature gets 401 and publishes nothing',
-    async (signing) => {
-      const conversation = driver.freshConversation();
-      const request = requestOutput(conversation, `call_b10_${signing}`, 5);
-      await binding.publish(request);
-      const message = await promptIn(conversation, 'the prompt');
-      const click = await driver.click(binding.url, message, message.buttons[0], alice, signing);
-      expect(click.status).toBe(401);
-      const say = await driver.say(binding.url, conversation, 'hello', alice, signing);
-      expect(say.status).toBe(401);
-      // A valid request afterwards is published: the refusal above was the signature's doing.
-      await driver.say(binding.url, conversation, 'valid hello', alice);
-      await waitFor('the valid message', () =>
-        binding.commands.some((c) => c.command.sessionId === request.sessionId) ? true : undefined,
-      );
-      const published = binding.commands.filter((c) => c.command.sessionId === request.sessionId);
-      expect(published).toHaveLength(1);
-      expect(published[0].command).toMatchObject({ type: 'UserMessage', text: 'valid hello' });
-    },
-  );
+  describe('B10 forged, expired or replayed signatures', () => {
+    it.each(['forged', 'stale'] as const)(
+      'B10 a %s signature gets 401 and publishes nothing',
+      async (signing) => {
+        const conversation = driver.freshConversation();
+        const request = requestOutput(conversation, `call_b10_${signing}`, 5);
+        await binding.publish(request);
+        const message = await promptIn(conversation, 'the prompt');
+        const click = await driver.click(binding.url, message, message.buttons[0], alice, signing);
+        expect(click.status).toBe(401);
+        const say = await driver.say(binding.url, conversation, 'hello', alice, signing);
+        expect(say.status).toBe(401);
+        // A valid request afterwards is published: the refusal above was the signature's doing.
+        await driver.say(binding.url, conversation, 'valid hello', alice);
+        await waitFor('the valid message', () =>
+          binding.commands.some((c) => c.command.sessionId === request.sessionId)
+            ? true
+            : undefined,
+        );
+        const published = binding.commands.filter((c) => c.command.sessionId === request.sessionId);
+        expect(published).toHaveLength(1);
+        expect(published[0].command).toMatchObject({ type: 'UserMessage', text: 'valid hello' });
+      },
+    );
+  });
 
   it('B11 a rejection is a private notice to the clicker only; the prompt is unchanged', async () => {
     const conversation = driver.freshConversation();
