@@ -1,4 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { bindingConsumer } from '@tollgate/protocol';
 import {
   type BaseConfig,
@@ -11,9 +16,12 @@ import {
 import type { Logger } from 'pino';
 import { BINDING_CORE_OPTIONS } from './binding-core.tokens';
 import type { BindingCoreSettings } from './binding-core.settings';
+import { pruneDeliveredOutputs } from './journal/delivered-outputs.housekeeping';
 import { HandleOutput } from './outputs/handle-output.usecase';
 import { outputMessageHandler } from './outputs/output.consumer';
 import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
+
+const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * Runs the binding's durable consumer once PostgreSQL is migrated and NATS provisioned.
@@ -28,7 +36,9 @@ import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port'
  * delays are below the cap, so it is never less than a day (binding-retry-horizon.spec.ts).
  */
 @Injectable()
-export class BindingOutputConsumer implements OnApplicationBootstrap {
+export class BindingOutputConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private housekeeping?: NodeJS.Timeout;
+
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
@@ -48,6 +58,15 @@ export class BindingOutputConsumer implements OnApplicationBootstrap {
       );
     }
     const ready = Promise.all([this.database.whenReady(), this.nats.whenReady()]);
+    void ready.then(([dataSource]) => {
+      this.housekeeping = setInterval(() => {
+        pruneDeliveredOutputs(dataSource, this.config.TOLLGATE_OUT_MAX_AGE_DAYS).then(
+          (pruned) => this.logger.debug({ pruned }, 'pruned delivered outputs'),
+          (error: unknown) => this.logger.warn({ err: error }, 'pruning delivered outputs failed'),
+        );
+      }, HOUSEKEEPING_INTERVAL_MS);
+      this.housekeeping.unref();
+    });
     void this.consumers.run(
       bindingConsumer(
         this.config.TOLLGATE_SUBJECT_PREFIX,
@@ -62,5 +81,9 @@ export class BindingOutputConsumer implements OnApplicationBootstrap {
           : { maxInFlight: this.settings.maxInFlight }),
       },
     );
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.housekeeping);
   }
 }

@@ -13,6 +13,7 @@ export * from './journal/prompt-journal.port';
 export * from './journal/prompt-journal.repository';
 export * from './journal/delivered-outputs.port';
 export * from './journal/delivered-outputs.repository';
+export * from './journal/delivered-outputs.housekeeping';
 export * from './journal/known-sessions.port';
 export * from './journal/known-sessions.repository';
 
