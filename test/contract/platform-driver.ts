@@ -81,7 +81,10 @@ export interface PlatformDriver {
   /** Messages posted in the conversation's channel/thread. */
   messagesIn(conversation: Conversation): ChatMessageView[];
   notices(): PrivateNotice[];
-  /** Calls that posted a new message (not edits, not notices). */
+  /**
+   * Calls that posted a new message (not edits, not notices); a repeat the platform answers
+   * with the message already posted (an idempotency key, e.g. Discord's enforced nonce) is not one.
+   */
   postCount(): number;
   /** A click on one button of a message, signed as the platform signs it. */
   click(

@@ -1,27 +1,52 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { bindingConsumer, streamDefinitions } from '@tollgate/protocol';
-import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
+import { BindingCoreModule, bindingProvisionPlan, PLATFORM_ADAPTER } from '@tollgate/binding-core';
+import {
+  DatabaseClient,
+  InfrastructureModule,
+  ServiceRuntimeModule,
+} from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
+import { DiscordInteractionsController } from './inbound/discord-interactions.controller';
+import { DiscordSignatureGuard } from './inbound/discord-signature.guard';
 import { MIGRATIONS } from './migrations';
+import { discordCallTimeoutMs, DiscordPlatformAdapter } from './platform/discord-platform.adapter';
+import { InteractionTokenRepository } from './platform/interaction-token.repository';
 import type { DiscordBindingConfig } from './discord-binding.config';
+import { DISCORD_CONFIG } from './discord-binding.tokens';
 
 @Module({})
 export class DiscordBindingModule {
   static forRoot(config: DiscordBindingConfig, logger: Logger): DynamicModule {
-    const prefix = config.TOLLGATE_SUBJECT_PREFIX;
-    const streams = streamDefinitions(prefix, { outMaxAgeDays: config.TOLLGATE_OUT_MAX_AGE_DAYS });
     return {
       module: DiscordBindingModule,
       imports: [
         ServiceRuntimeModule.forRoot(config, logger),
         InfrastructureModule.forRoot({
-          provisionPlan: {
-            streams: [streams.commands, streams.outputs, streams.deadLetters],
-            consumers: [bindingConsumer(prefix, 'discord', config.TOLLGATE_ACK_WAIT_MS)],
-          },
+          provisionPlan: bindingProvisionPlan(config, 'discord'),
           migrations: MIGRATIONS,
         }),
+        BindingCoreModule.forRoot({
+          platform: 'discord',
+          adapter: {
+            provide: PLATFORM_ADAPTER,
+            useFactory: (database: DatabaseClient) =>
+              new DiscordPlatformAdapter({
+                token: config.DISCORD_BOT_TOKEN,
+                apiUrl: config.DISCORD_API_URL,
+                applicationId: config.DISCORD_APPLICATION_ID,
+                timeoutMs: discordCallTimeoutMs({
+                  requestedMs: config.DISCORD_API_TIMEOUT_MS,
+                  ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,
+                  drainMs: config.TOLLGATE_DRAIN_MS,
+                }),
+                tokens: new InteractionTokenRepository(() => database.whenReady()),
+              }),
+            inject: [DatabaseClient],
+          },
+        }),
       ],
+      controllers: [DiscordInteractionsController],
+      providers: [{ provide: DISCORD_CONFIG, useValue: config }, DiscordSignatureGuard],
     };
   }
 }

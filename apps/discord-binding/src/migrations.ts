@@ -1,4 +1,5 @@
 import { bindingMigrations } from '@tollgate/binding-core';
+import { DiscordInteractionTokens1764633600000 } from './platform/interaction-tokens.migration';
 
-/** The binding core's tables, then this binding's own (none yet), in order; also run by `npm run migrate`. */
-export const MIGRATIONS = bindingMigrations([]);
+/** The binding core's tables, then this binding's own, in order; also run by `npm run migrate`. */
+export const MIGRATIONS = bindingMigrations([DiscordInteractionTokens1764633600000]);

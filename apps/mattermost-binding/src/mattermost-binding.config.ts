@@ -9,6 +9,12 @@ const ownShape = {
     .min(16, 'must be at least 16 characters'),
   MATTERMOST_COMMAND_TOKEN: z.string({ error: 'is required' }),
   MATTERMOST_PUBLIC_URL: z.url({ error: 'must be the URL where Mattermost reaches this binding' }),
+  MATTERMOST_API_TIMEOUT_MS: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(600_000))
+    .default(10_000),
 };
 
 export type MattermostBindingConfig = BaseConfig & {
@@ -17,6 +23,8 @@ export type MattermostBindingConfig = BaseConfig & {
   MATTERMOST_ACTION_SECRET: string;
   MATTERMOST_COMMAND_TOKEN: string;
   MATTERMOST_PUBLIC_URL: string;
+  /** Requested; the adapter caps it by ack_wait and the drain deadline (mattermostCallTimeoutMs). */
+  MATTERMOST_API_TIMEOUT_MS: number;
 };
 
 export function loadMattermostBindingConfig(env: NodeJS.ProcessEnv): MattermostBindingConfig {

@@ -1,0 +1,210 @@
+import { createHash } from 'node:crypto';
+import type { MessageRef, PlatformAdapter, PromptTarget, PromptView } from '@tollgate/binding-core';
+import type { Conversation, Person, TextRole } from '@tollgate/protocol';
+import { DiscordAPIError, REST } from '@discordjs/rest';
+import { Routes } from 'discord-api-types/v10';
+import {
+  CONTENT_LIMIT,
+  CUSTOM_ID_PREFIX,
+  renderDiscordPrompt,
+} from '../rendering/discord-prompt.renderer';
+import { classifyDiscordFailure } from './discord-failure.classifier';
+import type { InteractionTokens } from './interaction-token.repository';
+
+/** Discord honours an interaction token for 15 minutes; a notice keeps a margin. */
+export const NOTICE_TOKEN_MAX_AGE_MS = 14 * 60_000;
+const EPHEMERAL = 1 << 6;
+/** A retry follows a failed attempt within minutes: the prompt is among the latest messages. */
+const FIND_PAGE = 100;
+/** Below this even a healthy Discord would time out now and then. */
+const MIN_CALL_TIMEOUT_MS = 250;
+
+export interface DiscordAdapterOptions {
+  token: string;
+  apiUrl: string;
+  applicationId: string;
+  timeoutMs: number;
+  tokens: InteractionTokens;
+}
+
+interface PostedMessage {
+  id: string;
+  channel_id: string;
+  author?: { id?: string };
+  components?: Array<{ components?: Array<{ custom_id?: string }> }>;
+}
+
+/**
+ * Discord through the official REST client with its own retries off (JetStream redelivery
+ * does the retrying) and 429s thrown rather than slept on. Every post carries a nonce with
+ * `enforce_nonce`, so a retry of a post Discord took returns that same message instead of a
+ * second one. That is how a text is reconciled (there is no `findPostedText`: Discord does not
+ * return the nonce when messages are read back); a prompt is also found by its buttons, so it
+ * is adopted even after Discord's nonce window of a few minutes has passed.
+ */
+export class DiscordPlatformAdapter implements PlatformAdapter {
+  readonly platform = 'discord' as const;
+  private readonly rest: REST;
+
+  constructor(private readonly options: DiscordAdapterOptions) {
+    this.rest = new REST({
+      api: options.apiUrl,
+      version: '10',
+      retries: 0,
+      timeout: options.timeoutMs,
+      rejectOnRateLimit: () => true,
+    }).setToken(options.token);
+  }
+
+  async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
+    const message = renderDiscordPrompt(view, target.promptRef);
+    const posted = (await this.rest.post(Routes.channelMessages(target.conversation.channelId), {
+      body: { ...message, nonce: promptNonce(target.promptRef), enforce_nonce: true },
+    })) as PostedMessage;
+    return { channelId: posted.channel_id, messageId: posted.id };
+  }
+
+  async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
+    const message = renderDiscordPrompt(view, target.promptRef);
+    await this.rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), { body: message });
+  }
+
+  /**
+   * An ephemeral follow-up on the person's latest interaction in that channel while its token
+   * is young enough; otherwise (or if Discord no longer takes the token) a direct message.
+   */
+  async sendNotice(conversation: Conversation, to: Person, text: string): Promise<void> {
+    const content = truncate(text);
+    const token = await this.options.tokens.latest(
+      to.id,
+      conversation.channelId,
+      NOTICE_TOKEN_MAX_AGE_MS,
+    );
+    if (token !== undefined) {
+      try {
+        await this.rest.post(Routes.webhook(this.options.applicationId, token), {
+          body: { content, flags: EPHEMERAL, allowed_mentions: { parse: [] } },
+          auth: false,
+        });
+        return;
+      } catch (error) {
+        // An expired or unknown token is no reason to keep the notice from its reader.
+        if (!(error instanceof DiscordAPIError) || error.status >= 500) throw error;
+      }
+    }
+    const dm = (await this.rest.post(Routes.userChannels(), {
+      body: { recipient_id: to.id },
+    })) as { id: string };
+    await this.rest.post(Routes.channelMessages(dm.id), {
+      body: { content, allowed_mentions: { parse: [] } },
+    });
+  }
+
+  async postText(
+    conversation: Conversation,
+    text: string,
+    _role: TextRole,
+    outputId: string,
+  ): Promise<MessageRef> {
+    const posted = (await this.rest.post(Routes.channelMessages(conversation.channelId), {
+      body: {
+        content: truncate(text),
+        nonce: textNonce(outputId),
+        enforce_nonce: true,
+        allowed_mentions: { parse: [] },
+      },
+    })) as PostedMessage;
+    return { channelId: posted.channel_id, messageId: posted.id };
+  }
+
+  /** The bot's own recent message whose buttons carry the prompt's reference. */
+  async findPostedPrompt(target: PromptTarget): Promise<MessageRef | undefined> {
+    const suffix = `:${target.promptRef}`;
+    return this.findOwn(target.conversation.channelId, (message) =>
+      (message.components ?? []).some((row) =>
+        (row.components ?? []).some(
+          (c) => c.custom_id?.startsWith(CUSTOM_ID_PREFIX) && c.custom_id.endsWith(suffix),
+        ),
+      ),
+    );
+  }
+
+  classifyFailure(error: unknown) {
+    return classifyDiscordFailure(error);
+  }
+
+  /** Keeps a person's latest interaction token, for the notices answering it. */
+  rememberInteraction(userId: string, channelId: string, token: string): Promise<void> {
+    return this.options.tokens.remember(userId, channelId, token, new Date());
+  }
+
+  /** Replaces the deferred response (`/ask`'s "thinking…") with `text`. */
+  async editOriginalResponse(token: string, text: string): Promise<void> {
+    await this.rest.patch(Routes.webhookMessage(this.options.applicationId, token, '@original'), {
+      body: { content: truncate(text), allowed_mentions: { parse: [] } },
+      auth: false,
+    });
+  }
+
+  /** A message only the interaction's person sees. */
+  async ephemeralFollowUp(token: string, text: string): Promise<void> {
+    await this.rest.post(Routes.webhook(this.options.applicationId, token), {
+      body: { content: truncate(text), flags: EPHEMERAL, allowed_mentions: { parse: [] } },
+      auth: false,
+    });
+  }
+
+  private async findOwn(
+    channelId: string,
+    matches: (message: PostedMessage) => boolean,
+  ): Promise<MessageRef | undefined> {
+    let listed: PostedMessage[];
+    try {
+      listed = (await this.rest.get(Routes.channelMessages(channelId), {
+        query: new URLSearchParams({ limit: String(FIND_PAGE) }),
+      })) as PostedMessage[];
+    } catch (error) {
+      // A channel Discord no longer knows (10003) holds nothing of ours.
+      if (error instanceof DiscordAPIError && error.code === 10003) return undefined;
+      throw error;
+    }
+    // Bot users share their application's id: another app's look-alike is not ours.
+    const found = listed.find((m) => m.author?.id === this.options.applicationId && matches(m));
+    return found && { channelId: found.channel_id, messageId: found.id };
+  }
+}
+
+/** Nonces are at most 25 characters; prompt refs are ≤ 32 letters and digits. */
+export function promptNonce(promptRef: string): string {
+  return promptRef.length <= 24 ? `p${promptRef}` : `p${digest(promptRef)}`;
+}
+
+/** Output ids (`<sessionId>:<seq>:<n>`) are long: a digest of one fits the nonce. */
+export function textNonce(outputId: string): string {
+  return `t${digest(outputId)}`;
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 24);
+}
+
+function truncate(text: string): string {
+  return text.length <= CONTENT_LIMIT ? text : `${text.slice(0, CONTENT_LIMIT - 1)}…`;
+}
+
+/**
+ * How long one Discord call may take: well inside the prompt's lease (a third of ack_wait)
+ * and inside the shutdown drain, as for every binding.
+ */
+export function discordCallTimeoutMs(settings: {
+  requestedMs: number;
+  ackWaitMs: number;
+  drainMs: number;
+}): number {
+  const { requestedMs, ackWaitMs, drainMs } = settings;
+  const drainBound = drainMs > 0 ? Math.floor(drainMs / 2) : Infinity;
+  return Math.max(
+    MIN_CALL_TIMEOUT_MS,
+    Math.min(requestedMs, Math.floor(ackWaitMs / 3), drainBound),
+  );
+}

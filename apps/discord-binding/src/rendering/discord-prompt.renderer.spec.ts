@@ -1,0 +1,104 @@
+import type { PromptView } from '@tollgate/binding-core';
+import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
+import { CONTENT_LIMIT, parseCustomId, renderDiscordPrompt } from './discord-prompt.renderer';
+
+const request = {
+  type: 'ToolInteractionRequest',
+  v: 1,
+  id: 'discord-abc:5:0',
+  sessionId: 'discord-abc',
+  conversation: { platform: 'discord', workspaceId: 'G1', channelId: '123', threadId: '' },
+  occurredAt: '2026-11-29T00:00:00.000Z',
+  seq: 5,
+  callId: 'call_2_1',
+  batchId: 'batch_3',
+  toolName: 'write_note',
+  displayText: 'Write a note: "**milk** @everyone <@1>"',
+  requester: { id: '80351110224678912', displayName: 'Alice' },
+  principal: 'user',
+  options: standardOptions(),
+} as ToolInteractionRequest;
+
+const render = (view: PromptView) => renderDiscordPrompt(view, 'ref123');
+
+describe('Discord prompt renderer', () => {
+  it('shows tool, call, request and requester, and one row with a button per option', () => {
+    const message = render({ kind: 'pending', request });
+    expect(message.content).toContain('write_note');
+    expect(message.content).toContain('call_2_1');
+    expect(message.content).toContain('<@80351110224678912>');
+    // The request's own markdown and mentions are shown, not obeyed.
+    expect(message.content).toContain('\\*\\*milk\\*\\*');
+    expect(message.content).not.toContain('@everyone');
+    expect(message.content).not.toContain('<@1>');
+    expect(message.allowed_mentions).toEqual({ parse: [] });
+    expect(message.components).toHaveLength(1);
+    expect(message.components[0].components).toEqual([
+      { type: 2, style: 1, label: 'Approve once', custom_id: 'tg:approve_once:ref123' },
+      expect.objectContaining({ style: 2 }),
+      expect.objectContaining({ style: 2 }),
+      { type: 2, style: 4, label: 'Deny', custom_id: 'tg:deny:ref123' },
+    ]);
+  });
+
+  it('keeps the buttons and says "still valid" after a restart', () => {
+    const message = render({ kind: 'refreshed', request });
+    expect(message.components).toHaveLength(1);
+    expect(message.content).toMatch(/restarted.*still valid/);
+  });
+
+  it.each([
+    [
+      { kind: 'abandoned', request, reason: 'superseded by a newer message' } as const,
+      'superseded',
+    ],
+    [{ kind: 'expired', request } as const, 'expired'],
+    [
+      {
+        kind: 'resolved',
+        request,
+        optionKey: 'deny',
+        label: 'Deny',
+        resolvedBy: { id: '80351110224678913', displayName: 'Bob' },
+      } as const,
+      'Deny** by <@80351110224678913>',
+    ],
+  ])('%o clears the buttons and says so', (view, line) => {
+    const message = render(view);
+    expect(message.components).toEqual([]);
+    expect(message.content).toContain(line);
+  });
+
+  it('names a person whose id is no snowflake by name', () => {
+    const message = render({
+      kind: 'resolved',
+      request,
+      optionKey: 'approve_once',
+      label: 'Approve once',
+      resolvedBy: { id: 'U_BOB', displayName: 'Bob' },
+    });
+    expect(message.content).toContain('**Bob** (U_BOB)');
+  });
+
+  it('stays within Discord limits, keeping the state line when the request is long', () => {
+    const long = { ...request, displayText: 'x'.repeat(5_000) };
+    const message = render({ kind: 'expired', request: long });
+    expect(message.content.length).toBeLessThanOrEqual(CONTENT_LIMIT);
+    expect(message.content).toContain('expired');
+    const labelled = {
+      ...request,
+      options: [{ key: 'deny' as const, label: 'L'.repeat(200), style: 'danger' as const }],
+    };
+    const [button] = render({ kind: 'pending', request: labelled }).components[0].components;
+    expect(button.label.length).toBeLessThanOrEqual(80);
+  });
+
+  it('reads a custom id back', () => {
+    expect(parseCustomId('tg:approve_once:ref123')).toEqual({
+      optionKey: 'approve_once',
+      promptRef: 'ref123',
+    });
+    expect(parseCustomId('other:approve')).toBeUndefined();
+    expect(parseCustomId('tg:approve')).toBeUndefined();
+  });
+});

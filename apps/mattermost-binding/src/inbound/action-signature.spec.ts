@@ -1,0 +1,33 @@
+import { createHmac } from 'node:crypto';
+import { signAction, verifyActionContext } from './action-signature';
+
+const SECRET = 'action-signature-spec-secret';
+const fields = { sessionId: 'mattermost-s1', callId: 'call_1', optionKey: 'approve_once' };
+
+describe('the Mattermost action signature', () => {
+  it('is HMAC-SHA256 hex over sessionId, callId and optionKey joined by newlines', () => {
+    const expected = createHmac('sha256', SECRET)
+      .update('mattermost-s1\ncall_1\napprove_once')
+      .digest('hex');
+    expect(signAction(SECRET, fields)).toBe(expected);
+  });
+
+  it('accepts a context signed with the secret', () => {
+    const context = { ...fields, sig: signAction(SECRET, fields) };
+    expect(verifyActionContext(SECRET, context)).toEqual({ ok: true, context });
+  });
+
+  it.each([
+    ['another secret', { ...fields, sig: signAction('another-secret-0123456', fields) }],
+    ['a swapped option', { ...fields, optionKey: 'deny', sig: signAction(SECRET, fields) }],
+    ['a swapped call', { ...fields, callId: 'call_2', sig: signAction(SECRET, fields) }],
+    ['no sig', { ...fields }],
+    ['a malformed sig', { ...fields, sig: 'zz' }],
+    ['a truncated sig', { ...fields, sig: signAction(SECRET, fields).slice(0, 62) }],
+    ['no session', { callId: 'c', optionKey: 'o', sig: 'a'.repeat(64) }],
+    ['no context', undefined],
+    ['a string context', 'sig'],
+  ])('refuses %s', (_label, context) => {
+    expect(verifyActionContext(SECRET, context)).toMatchObject({ ok: false });
+  });
+});

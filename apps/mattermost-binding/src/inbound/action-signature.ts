@@ -1,0 +1,55 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** What a Tollgate button's `integration.context` carries (PROTOCOL.md §5). */
+export interface ActionContext {
+  readonly sessionId: string;
+  readonly callId: string;
+  readonly optionKey: string;
+  /** HMAC-SHA256 (hex) with MATTERMOST_ACTION_SECRET over `<sessionId>\n<callId>\n<optionKey>`. */
+  readonly sig: string;
+}
+
+/**
+ * Mattermost signs nothing it POSTs to an integration URL; it only keeps the action's
+ * `context` away from clients (it strips `integration` from every post it returns). So the
+ * context carries its own HMAC, and a click is believed only when that HMAC checks out.
+ */
+export function signAction(
+  secret: string,
+  fields: { sessionId: string; callId: string; optionKey: string },
+): string {
+  return createHmac('sha256', secret)
+    .update(`${fields.sessionId}\n${fields.callId}\n${fields.optionKey}`, 'utf8')
+    .digest('hex');
+}
+
+export type ActionVerdict =
+  | { readonly ok: true; readonly context: ActionContext }
+  | { readonly ok: false; readonly reason: string };
+
+/** Reads and checks a click's context; anything missing, malformed or mis-signed is refused. */
+export function verifyActionContext(secret: string, context: unknown): ActionVerdict {
+  if (typeof context !== 'object' || context === null) {
+    return { ok: false, reason: 'missing_context' };
+  }
+  const { sessionId, callId, optionKey, sig } = context as Record<string, unknown>;
+  if (
+    typeof sessionId !== 'string' ||
+    typeof callId !== 'string' ||
+    typeof optionKey !== 'string' ||
+    !sessionId ||
+    !callId ||
+    !optionKey
+  ) {
+    return { ok: false, reason: 'incomplete_context' };
+  }
+  if (typeof sig !== 'string' || !/^[0-9a-f]{64}$/i.test(sig)) {
+    return { ok: false, reason: 'missing_signature' };
+  }
+  const expected = Buffer.from(signAction(secret, { sessionId, callId, optionKey }), 'hex');
+  const given = Buffer.from(sig, 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return { ok: false, reason: 'bad_signature' };
+  }
+  return { ok: true, context: { sessionId, callId, optionKey, sig } };
+}

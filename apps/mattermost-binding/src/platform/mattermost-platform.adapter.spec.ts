@@ -1,0 +1,158 @@
+import {
+  standardOptions,
+  type Conversation,
+  type ToolInteractionRequest,
+} from '@tollgate/protocol';
+import { MattermostApiFake } from '../../../../test/fakes/mattermost-api.fake';
+import { verifyActionContext } from '../inbound/action-signature';
+import { MattermostPlatformAdapter, mattermostCallTimeoutMs } from './mattermost-platform.adapter';
+
+const CHANNEL = 'adapterchannel000000000000';
+const SECRET = 'adapter-spec-action-secret';
+
+function request(conversation: Conversation): ToolInteractionRequest {
+  return {
+    type: 'ToolInteractionRequest',
+    v: 1,
+    id: 'mattermost-abc:5:0',
+    sessionId: 'mattermost-abc',
+    conversation,
+    occurredAt: '2026-11-29T00:00:00.000Z',
+    seq: 5,
+    callId: 'call_1',
+    batchId: 'batch_1',
+    toolName: 'write_note',
+    displayText: 'Write a note',
+    requester: { id: 'u1', displayName: 'alice' },
+    principal: 'user',
+    options: standardOptions(),
+  };
+}
+
+describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
+  const fake = new MattermostApiFake();
+  let adapter: MattermostPlatformAdapter;
+
+  function thread(): Conversation {
+    const root = fake.addUserPost({ channel_id: CHANNEL, user_id: 'u1', message: 'hi bot' });
+    return { platform: 'mattermost', workspaceId: 'team', channelId: CHANNEL, threadId: root };
+  }
+
+  beforeAll(async () => {
+    await fake.start();
+    adapter = new MattermostPlatformAdapter({
+      url: fake.apiUrl,
+      token: fake.token,
+      render: { actionUrl: 'https://binding.test/mattermost/actions', actionSecret: SECRET },
+      timeoutMs: 300,
+    });
+  });
+  afterEach(() => fake.reset());
+  afterAll(() => fake.stop());
+
+  it('posts a prompt in the thread and rebuilds its buttons whole on every edit', async () => {
+    const conversation = thread();
+    const target = { conversation, promptRef: 'ref1' };
+    const ref = await adapter.postPrompt(target, {
+      kind: 'pending',
+      request: request(conversation),
+    });
+    expect(fake.post(ref.messageId)).toMatchObject({ root_id: conversation.threadId });
+    await adapter.editPrompt(target, ref, { kind: 'refreshed', request: request(conversation) });
+    const actions = fake.post(ref.messageId)!.props.attachments![0].actions!;
+    expect(actions).toHaveLength(4);
+    for (const action of actions) {
+      expect(verifyActionContext(SECRET, action.integration?.context)).toMatchObject({ ok: true });
+    }
+    await adapter.editPrompt(target, ref, { kind: 'expired', request: request(conversation) });
+    const cleared = fake.post(ref.messageId)!;
+    expect(cleared.edits).toBe(2);
+    expect(cleared.props.attachments![0]).not.toHaveProperty('actions');
+  });
+
+  it('finds its own prompt and text by their props, and nobody else’s', async () => {
+    const conversation = thread();
+    const target = { conversation, promptRef: 'refown' };
+    fake.addUserPost({
+      channel_id: CHANNEL,
+      root_id: conversation.threadId,
+      user_id: 'someotherbot',
+      message: 'staging',
+      props: { tollgate_prompt_ref: 'refown' },
+    });
+    await expect(adapter.findPostedPrompt(target)).resolves.toBeUndefined();
+    const posted = await adapter.postPrompt(target, {
+      kind: 'pending',
+      request: request(conversation),
+    });
+    await expect(adapter.findPostedPrompt(target)).resolves.toEqual(posted);
+    const text = await adapter.postText(conversation, 'reply', 'assistant', 'mattermost-abc:7:0');
+    await expect(adapter.findPostedText(conversation, 'mattermost-abc:7:0')).resolves.toEqual(text);
+    await expect(
+      adapter.findPostedText(conversation, 'mattermost-abc:8:0'),
+    ).resolves.toBeUndefined();
+    await expect(
+      adapter.findPostedPrompt({
+        conversation: { ...conversation, threadId: 'gonethread0000000000000000' },
+        promptRef: 'x',
+      }),
+    ).resolves.toBeUndefined();
+    expect(fake.callsTo('getMe')).toHaveLength(1);
+  });
+
+  it('a post that times out after the server took it is transient, and is found', async () => {
+    const conversation = thread();
+    fake.failNext('createPost', { acceptThenTimeout: true });
+    const error: unknown = await adapter
+      .postText(conversation, 'held', 'assistant', 'mattermost-abc:10:0')
+      .catch((e: unknown) => e);
+    expect(adapter.classifyFailure(error)).toMatchObject({ kind: 'transient' });
+    await expect(
+      adapter.findPostedText(conversation, 'mattermost-abc:10:0'),
+    ).resolves.toBeDefined();
+  });
+
+  it('classifies 5xx and 429 (with Retry-After) as transient, a 4xx refusal as permanent', async () => {
+    const conversation = thread();
+    const post = () =>
+      adapter.postText(conversation, 'x', 'assistant', 'o').catch((e: unknown) => e);
+    fake.failNext('createPost', { status: 502 });
+    expect(adapter.classifyFailure(await post())).toMatchObject({ kind: 'transient' });
+    fake.failNext('createPost', { rateLimit: 3 });
+    expect(adapter.classifyFailure(await post())).toEqual({
+      kind: 'transient',
+      reason: 'mattermost_rate_limited',
+      retryAfterMs: 3000,
+    });
+    fake.failNext('createPost', { refuse: 403 });
+    expect(adapter.classifyFailure(await post())).toMatchObject({ kind: 'permanent' });
+    expect(adapter.classifyFailure(new TypeError('fetch failed'))).toMatchObject({
+      kind: 'transient',
+    });
+  });
+
+  it('sends a notice as an ephemeral post to that person alone', async () => {
+    const conversation = thread();
+    await adapter.sendNotice(conversation, { id: 'u2' }, 'only for you');
+    expect(fake.ephemerals).toEqual([
+      expect.objectContaining({
+        user_id: 'u2',
+        channel_id: CHANNEL,
+        root_id: conversation.threadId,
+        message: 'only for you',
+      }),
+    ]);
+  });
+});
+
+describe('mattermostCallTimeoutMs', () => {
+  it('keeps a call inside ack_wait and the drain deadline, never below a quarter second', () => {
+    expect(
+      mattermostCallTimeoutMs({ requestedMs: 10_000, ackWaitMs: 30_000, drainMs: 10_000 }),
+    ).toBe(5_000);
+    expect(mattermostCallTimeoutMs({ requestedMs: 10_000, ackWaitMs: 6_000, drainMs: 0 })).toBe(
+      2_000,
+    );
+    expect(mattermostCallTimeoutMs({ requestedMs: 10, ackWaitMs: 1_000, drainMs: 100 })).toBe(250);
+  });
+});

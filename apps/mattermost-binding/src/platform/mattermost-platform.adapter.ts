@@ -1,0 +1,175 @@
+import type { MessageRef, PlatformAdapter, PromptTarget, PromptView } from '@tollgate/binding-core';
+import type { Conversation, Person, TextRole } from '@tollgate/protocol';
+import type { Post } from '@mattermost/types/posts';
+import {
+  MESSAGE_RUNE_LIMIT,
+  OUTPUT_ID_PROP,
+  PROMPT_REF_PROP,
+  renderMattermostPrompt,
+  truncateRunes,
+  type MattermostRenderSettings,
+} from '../rendering/mattermost-prompt.renderer';
+import { classifyMattermostFailure } from './mattermost-failure.classifier';
+import { MattermostApiError, MattermostClient } from './mattermost-client';
+
+/** Below this even a healthy server would time out now and then. */
+const MIN_CALL_TIMEOUT_MS = 250;
+/** Top-level posts read back when looking for one that timed out (a retry follows within minutes). */
+const CHANNEL_PAGE_SIZE = 200;
+
+export interface MattermostAdapterOptions {
+  /** The server's base URL (Client4 adds `/api/v4`). */
+  url: string;
+  token: string;
+  /** `<MATTERMOST_PUBLIC_URL>/mattermost/actions` and the secret the buttons' contexts are signed with. */
+  render: MattermostRenderSettings;
+  /** A call that takes longer is abandoned and retried through JetStream. */
+  timeoutMs: number;
+}
+
+/**
+ * Mattermost through the official Client4 (no retries of its own: JetStream redelivery does
+ * the retrying). Posts carry a prop naming what they show, so a retry finds a post that timed
+ * out after the server took it, by reading the thread back.
+ */
+export class MattermostPlatformAdapter implements PlatformAdapter {
+  readonly platform = 'mattermost' as const;
+  private readonly client: MattermostClient;
+  private self?: Promise<string>;
+
+  constructor(private readonly options: MattermostAdapterOptions) {
+    this.client = new MattermostClient({
+      url: options.url,
+      token: options.token,
+      timeoutMs: options.timeoutMs,
+    });
+  }
+
+  async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
+    const post = renderMattermostPrompt(view, target.promptRef, this.options.render);
+    const created = await this.client.createPost({
+      channel_id: target.conversation.channelId,
+      root_id: target.conversation.threadId,
+      message: post.message,
+      props: structuredClone(post.props),
+    });
+    return {
+      channelId: created.channel_id || target.conversation.channelId,
+      messageId: created.id,
+    };
+  }
+
+  /**
+   * Message and props rebuilt whole from the view: the server stripped the buttons'
+   * integrations from every copy it ever returned, so nothing read back may be sent again.
+   * patchPost replaces props as a whole and leaves the post's other fields alone.
+   */
+  async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
+    const post = renderMattermostPrompt(view, target.promptRef, this.options.render);
+    await this.client.patchPost({
+      id: ref.messageId,
+      message: post.message,
+      props: structuredClone(post.props),
+    });
+  }
+
+  async sendNotice(
+    conversation: Conversation,
+    to: Person,
+    text: string,
+    near?: MessageRef,
+  ): Promise<void> {
+    await this.client.createPostEphemeral(to.id, {
+      channel_id: near?.channelId ?? conversation.channelId,
+      root_id: conversation.threadId,
+      message: truncateRunes(text, MESSAGE_RUNE_LIMIT),
+    });
+  }
+
+  async postText(
+    conversation: Conversation,
+    text: string,
+    _role: TextRole,
+    outputId: string,
+  ): Promise<MessageRef> {
+    const created = await this.client.createPost({
+      channel_id: conversation.channelId,
+      root_id: conversation.threadId,
+      message: truncateRunes(text, MESSAGE_RUNE_LIMIT),
+      props: { [OUTPUT_ID_PROP]: outputId },
+    });
+    return { channelId: created.channel_id || conversation.channelId, messageId: created.id };
+  }
+
+  findPostedPrompt(target: PromptTarget): Promise<MessageRef | undefined> {
+    return this.findOwnPost(target.conversation, PROMPT_REF_PROP, target.promptRef);
+  }
+
+  findPostedText(conversation: Conversation, outputId: string): Promise<MessageRef | undefined> {
+    return this.findOwnPost(conversation, OUTPUT_ID_PROP, outputId);
+  }
+
+  classifyFailure(error: unknown) {
+    return classifyMattermostFailure(error);
+  }
+
+  /**
+   * The bot's own post in the conversation whose prop `key` is `value`: the whole thread for a
+   * threaded conversation, the channel's latest posts otherwise. Only the bot's own posts
+   * count (another install of Tollgate could post the same props). A thread the server no
+   * longer knows holds nothing of ours.
+   */
+  private async findOwnPost(
+    conversation: Conversation,
+    key: string,
+    value: string,
+  ): Promise<MessageRef | undefined> {
+    const me = await this.identity();
+    let posts: Post[];
+    try {
+      const list = conversation.threadId
+        ? await this.client.getPaginatedPostThread(conversation.threadId, {
+            fetchThreads: false,
+            fetchAll: true,
+          })
+        : await this.client.getPosts(conversation.channelId, 0, CHANNEL_PAGE_SIZE, false);
+      posts = Object.values(list.posts ?? {});
+    } catch (error) {
+      if (error instanceof MattermostApiError && error.httpStatus === 404) return undefined;
+      throw error;
+    }
+    const found = posts
+      .filter((p) => p.user_id === me && p.props?.[key] === value)
+      .sort((a, b) => a.create_at - b.create_at)[0];
+    return found ? { channelId: found.channel_id, messageId: found.id } : undefined;
+  }
+
+  /** Who the bot is, asked once per process. */
+  private identity(): Promise<string> {
+    this.self ??= this.client.getMe().then(
+      (me) => me.id,
+      (error: unknown) => {
+        this.self = undefined;
+        throw error;
+      },
+    );
+    return this.self;
+  }
+}
+
+/**
+ * How long one call may take: well inside the prompt's lease (a third of ack_wait) and inside
+ * the shutdown drain (half of it), as the Slack binding's slackCallTimeoutMs explains.
+ */
+export function mattermostCallTimeoutMs(settings: {
+  requestedMs: number;
+  ackWaitMs: number;
+  drainMs: number;
+}): number {
+  const { requestedMs, ackWaitMs, drainMs } = settings;
+  const drainBound = drainMs > 0 ? Math.floor(drainMs / 2) : Infinity;
+  return Math.max(
+    MIN_CALL_TIMEOUT_MS,
+    Math.min(requestedMs, Math.floor(ackWaitMs / 3), drainBound),
+  );
+}

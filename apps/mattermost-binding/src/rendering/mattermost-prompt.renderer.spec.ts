@@ -1,0 +1,122 @@
+import type { PromptView } from '@tollgate/binding-core';
+import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
+import { verifyActionContext } from '../inbound/action-signature';
+import {
+  actionIdOf,
+  MESSAGE_RUNE_LIMIT,
+  PROMPT_REF_PROP,
+  renderMattermostPrompt,
+} from './mattermost-prompt.renderer';
+
+const SETTINGS = {
+  actionUrl: 'https://tollgate.example/mattermost/actions',
+  actionSecret: 'renderer-spec-secret-0123456789',
+};
+
+const request: ToolInteractionRequest = {
+  type: 'ToolInteractionRequest',
+  v: 1,
+  id: 'mattermost-abc:5:0',
+  sessionId: 'mattermost-abc',
+  conversation: {
+    platform: 'mattermost',
+    workspaceId: 'team',
+    channelId: 'chan',
+    threadId: 'root',
+  },
+  occurredAt: '2026-11-29T00:00:00.000Z',
+  seq: 5,
+  callId: 'call_1',
+  batchId: 'batch_1',
+  toolName: 'write_note',
+  displayText: 'Write a note: "hello"',
+  requester: { id: 'u1alice', displayName: 'alice' },
+  principal: 'user',
+  options: standardOptions(),
+};
+
+function render(view: PromptView) {
+  return renderMattermostPrompt(view, 'ref123', SETTINGS);
+}
+
+describe('renderMattermostPrompt', () => {
+  it('a pending prompt names the tool, the request and @requester, with one signed button per option', () => {
+    const post = render({ kind: 'pending', request });
+    expect(post.message).toContain('`write_note`');
+    expect(post.message).toContain('> Write a note: "hello"');
+    expect(post.message).toContain('@alice');
+    expect(post.props[PROMPT_REF_PROP]).toBe('ref123');
+    const [attachment] = post.props.attachments;
+    expect(attachment.color).toMatch(/^#[0-9a-f]{6}$/i);
+    const actions = attachment.actions!;
+    expect(actions.map((a) => [a.id, a.name, a.style])).toEqual([
+      ['approveonce', 'Approve once', 'primary'],
+      ['approvesession', 'Allow in this chat', 'default'],
+      ['approvealways', 'Always allow', 'default'],
+      ['deny', 'Deny', 'danger'],
+    ]);
+    for (const action of actions) {
+      expect(action.id).toMatch(/^[A-Za-z0-9]+$/);
+      expect(action.type).toBe('button');
+      expect(action.integration.url).toBe(SETTINGS.actionUrl);
+      const verdict = verifyActionContext(SETTINGS.actionSecret, action.integration.context);
+      expect(verdict).toMatchObject({
+        ok: true,
+        context: { sessionId: 'mattermost-abc', callId: 'call_1' },
+      });
+    }
+    expect(actions[3].integration.context.optionKey).toBe('deny');
+  });
+
+  it('a refresh keeps the buttons and says the request is still valid after a restart', () => {
+    const [attachment] = render({ kind: 'refreshed', request }).props.attachments;
+    expect(attachment.actions).toHaveLength(4);
+    expect(attachment.text).toMatch(/restart/i);
+    expect(attachment.text).toMatch(/still valid/i);
+  });
+
+  it.each([
+    [{ kind: 'abandoned', request, reason: 'superseded by a newer message' }, /superseded/],
+    [{ kind: 'expired', request, reason: 'this request has expired' }, /expired/],
+    [
+      {
+        kind: 'resolved',
+        request,
+        optionKey: 'deny',
+        label: 'Deny',
+        resolvedBy: { id: 'u2bob', displayName: 'bob' },
+      },
+      /\*\*Deny\*\* by @bob/,
+    ],
+  ] as Array<[PromptView, RegExp]>)('%o is shown without any action', (view, status) => {
+    const post = render(view);
+    const [attachment] = post.props.attachments;
+    expect(attachment).not.toHaveProperty('actions');
+    expect(attachment.text).toMatch(status);
+    expect(JSON.stringify(post)).not.toContain('integration');
+    expect(post.props[PROMPT_REF_PROP]).toBe('ref123');
+  });
+
+  it('names a person without a username by name or id, never as a mention', () => {
+    const post = render({
+      kind: 'pending',
+      request: { ...request, requester: { id: 'u9', displayName: 'Jo *Bold* Doe' } },
+    });
+    expect(post.message).toContain('Requested by Jo \\*Bold\\* Doe');
+    const byId = render({ kind: 'pending', request: { ...request, requester: { id: 'u9' } } });
+    expect(byId.message).toContain('Requested by u9');
+  });
+
+  it('truncates the message to the server limit in runes', () => {
+    const long = '😀'.repeat(MESSAGE_RUNE_LIMIT + 10);
+    const post = render({ kind: 'pending', request: { ...request, displayText: long } });
+    expect([...post.message]).toHaveLength(MESSAGE_RUNE_LIMIT);
+    expect(post.message.endsWith('…')).toBe(true);
+  });
+
+  it('makes action ids letters and digits only', () => {
+    expect(actionIdOf('approve_once')).toBe('approveonce');
+    expect(actionIdOf('a-b:c.d')).toBe('abcd');
+    expect(actionIdOf('___')).toBe('option');
+  });
+});

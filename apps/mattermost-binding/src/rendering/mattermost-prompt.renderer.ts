@@ -1,0 +1,173 @@
+import type { PromptView } from '@tollgate/binding-core';
+import type { Option, Person } from '@tollgate/protocol';
+import { signAction } from '../inbound/action-signature';
+
+/**
+ * A prompt as a Mattermost post: the message says what is asked and by whom; one legacy
+ * attachment carries the status and, while the prompt can be answered, the buttons. Mattermost
+ * strips every button's `integration` from the posts it returns, so nothing is read back and
+ * patched: props are rebuilt whole from the view on every edit.
+ */
+
+/** model.PostMessageMaxRunesV2. */
+export const MESSAGE_RUNE_LIMIT = 16_383;
+const ATTACHMENT_TEXT_LIMIT = 4_000;
+const BUTTON_NAME_LIMIT = 80;
+
+/** Props keys a retry finds its own posts by. */
+export const PROMPT_REF_PROP = 'tollgate_prompt_ref';
+export const OUTPUT_ID_PROP = 'tollgate_output_id';
+
+const COLORS = {
+  pending: '#1c58d9',
+  refreshed: '#1c58d9',
+  approved: '#2eb886',
+  denied: '#d24b4e',
+  abandoned: '#8d8d8d',
+  expired: '#e0a800',
+} as const;
+
+export interface MattermostAction {
+  readonly id: string;
+  readonly type: 'button';
+  readonly name: string;
+  readonly style: 'primary' | 'danger' | 'default';
+  readonly integration: {
+    readonly url: string;
+    readonly context: {
+      readonly sessionId: string;
+      readonly callId: string;
+      readonly optionKey: string;
+      readonly sig: string;
+    };
+  };
+}
+
+export interface MattermostAttachment {
+  readonly fallback: string;
+  readonly text: string;
+  readonly color: string;
+  readonly actions?: readonly MattermostAction[];
+}
+
+export interface MattermostPromptPost {
+  readonly message: string;
+  readonly props: {
+    readonly attachments: readonly MattermostAttachment[];
+    readonly [PROMPT_REF_PROP]: string;
+  };
+}
+
+export interface MattermostRenderSettings {
+  /** `<MATTERMOST_PUBLIC_URL>/mattermost/actions`. */
+  readonly actionUrl: string;
+  readonly actionSecret: string;
+}
+
+export function renderMattermostPrompt(
+  view: PromptView,
+  promptRef: string,
+  settings: MattermostRenderSettings,
+): MattermostPromptPost {
+  const { request } = view;
+  const message = truncateRunes(
+    `${code(request.toolName)} wants approval\n${quote(request.displayText)}\n` +
+      `Requested by ${mention(request.requester)}`,
+    MESSAGE_RUNE_LIMIT,
+  );
+  const status = statusLine(view);
+  const live = view.kind === 'pending' || view.kind === 'refreshed';
+  const attachment: MattermostAttachment = {
+    fallback: truncateRunes(`${request.toolName} wants approval — ${status}`, 300),
+    text: truncateRunes(status, ATTACHMENT_TEXT_LIMIT),
+    color: colorOf(view),
+    ...(live ? { actions: actionsFor(request.options, request, settings) } : {}),
+  };
+  return { message, props: { attachments: [attachment], [PROMPT_REF_PROP]: promptRef } };
+}
+
+/** `approve_once` → `approveonce`: Mattermost routes only `[A-Za-z0-9]+` action ids. */
+export function actionIdOf(optionKey: string): string {
+  return optionKey.replace(/[^A-Za-z0-9]/g, '') || 'option';
+}
+
+function actionsFor(
+  options: readonly Option[],
+  request: { sessionId: string; callId: string },
+  settings: MattermostRenderSettings,
+): MattermostAction[] {
+  const used = new Set<string>();
+  return options.map((option, index) => {
+    let id = actionIdOf(option.key);
+    if (used.has(id)) id = `${id}${index}`;
+    used.add(id);
+    const fields = { sessionId: request.sessionId, callId: request.callId, optionKey: option.key };
+    return {
+      id,
+      type: 'button',
+      name: truncateRunes(option.label, BUTTON_NAME_LIMIT),
+      style: option.style,
+      integration: {
+        url: settings.actionUrl,
+        context: { ...fields, sig: signAction(settings.actionSecret, fields) },
+      },
+    };
+  });
+}
+
+function statusLine(view: PromptView): string {
+  switch (view.kind) {
+    case 'pending':
+      return 'Choose an option below.';
+    case 'refreshed':
+      return ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
+    case 'resolved':
+      return `**${escape(view.label)}** by ${mention(view.resolvedBy)}`;
+    case 'abandoned':
+      return `:no_entry_sign: This request was superseded${reasonSuffix(view.reason, 'superseded')}.`;
+    case 'expired':
+      return `:hourglass: This request has expired${reasonSuffix(view.reason, 'expired')}.`;
+  }
+}
+
+function colorOf(view: PromptView): string {
+  if (view.kind !== 'resolved') return COLORS[view.kind];
+  const option = view.request.options.find((o) => o.key === view.optionKey);
+  return option?.style === 'danger' ? COLORS.denied : COLORS.approved;
+}
+
+function reasonSuffix(reason: string | undefined, already: string): string {
+  if (!reason) return '';
+  const trimmed = reason.replace(new RegExp(`^(this request (has )?)?${already}\\s*`, 'i'), '');
+  return trimmed.trim() ? ` (${escape(trimmed.trim())})` : '';
+}
+
+/** `@username` when the person is known by a Mattermost username, else their name or id. */
+export function mention(person: Person): string {
+  const name = person.displayName;
+  if (name && /^[a-z0-9._-]+$/i.test(name)) return `@${name}`;
+  return escape(name ?? person.id);
+}
+
+function quote(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+}
+
+/** Markdown emphasis and link characters in names would change how the message reads. */
+function escape(text: string): string {
+  return text.replace(/([\\*~`[\]])/g, '\\$1');
+}
+
+/** A tool name as inline code, which shows it verbatim (underscores and all). */
+function code(text: string): string {
+  return `\`${text.replace(/`/g, "'")}\``;
+}
+
+/** Cuts to `limit` runes (code points), as the server counts them, ending with an ellipsis. */
+export function truncateRunes(text: string, limit: number): string {
+  const runes = [...text];
+  return runes.length <= limit ? text : `${runes.slice(0, limit - 1).join('')}…`;
+}

@@ -1,0 +1,225 @@
+import type { KeyObject } from 'node:crypto';
+import type { Conversation, Person } from '@tollgate/protocol';
+import {
+  DiscordApiFake,
+  type DiscordApiCall,
+  type DiscordFault,
+  type DiscordMethod,
+  type FakeDiscordMessage,
+} from '../../fakes/discord-api.fake';
+import {
+  askCommandInteraction,
+  buttonClickInteraction,
+  generateDiscordKeyPair,
+  interactionToken,
+  nextSnowflake,
+  signDiscordRequest,
+} from '../../fakes/discord-signing';
+import type {
+  CallScope,
+  ChatButton,
+  ChatMessageView,
+  PlatformCall,
+  PlatformDriver,
+  PlatformFault,
+  PrivateNotice,
+  Signing,
+} from '../platform-driver';
+
+const METHODS: Record<PlatformCall, DiscordMethod | '*'> = {
+  post: 'createMessage',
+  edit: 'editMessage',
+  any: '*',
+};
+
+const STYLES: Record<number, ChatButton['style']> = { 1: 'primary', 4: 'danger' };
+
+function discordFault(fault: PlatformFault): DiscordFault {
+  switch (fault.kind) {
+    case 'server_error':
+      return { status: 503 };
+    case 'rate_limited':
+      return { rateLimit: fault.retryAfterSeconds };
+    case 'timeout':
+      return { hangMs: Infinity };
+    case 'accept_then_timeout':
+      return { acceptThenTimeout: true };
+    case 'refused':
+      return { refuse: { status: 404, code: 10003, message: 'Unknown Channel' } };
+  }
+}
+
+export class DiscordDriver implements PlatformDriver {
+  readonly platform = 'discord' as const;
+  readonly fake = new DiscordApiFake();
+  /** The app's signing keys: Discord signs with the private one, the binding checks the public one. */
+  readonly keys = generateDiscordKeyPair();
+  /** Another app's key: what a forged request is signed with. */
+  private readonly forger = generateDiscordKeyPair();
+
+  async start(options: { port?: number } = {}): Promise<void> {
+    await this.fake.start(options);
+  }
+
+  async stop(): Promise<void> {
+    await this.fake.stop();
+  }
+
+  bindingEnv(replica?: string): Record<string, string> {
+    return {
+      DISCORD_BOT_TOKEN: this.fake.botToken,
+      DISCORD_PUBLIC_KEY: this.keys.publicKeyHex,
+      DISCORD_APPLICATION_ID: this.fake.applicationId,
+      DISCORD_API_URL: replica === undefined ? this.fake.apiUrl : this.fake.apiUrlFor(replica),
+    };
+  }
+
+  /** A guild text channel no other test uses; Discord has no threads in this binding. */
+  freshConversation(): Conversation {
+    return {
+      platform: 'discord',
+      workspaceId: this.fake.guildId,
+      channelId: nextSnowflake(),
+      threadId: '',
+    };
+  }
+
+  failNext(
+    call: PlatformCall,
+    fault: PlatformFault,
+    scope: CallScope & { readonly times?: number } = {},
+  ): void {
+    this.fake.failNext(METHODS[call], discordFault(fault), scope.times ?? 1, {
+      ...(scope.replica === undefined ? {} : { client: scope.replica }),
+      ...(scope.conversation === undefined ? {} : { channel: scope.conversation.channelId }),
+    });
+  }
+
+  clearFaults(): void {
+    this.fake.clearFaults();
+  }
+
+  setLatencyMs(ms: number): void {
+    this.fake.setLatencyMs(ms);
+  }
+
+  callTimes(call: PlatformCall, scope: CallScope = {}): number[] {
+    const method = METHODS[call];
+    const matches = (c: DiscordApiCall): boolean =>
+      (method === '*' || c.method === method) &&
+      (scope.replica === undefined || c.client === scope.replica) &&
+      (scope.conversation === undefined || c.channel === scope.conversation.channelId);
+    return this.fake.calls.filter(matches).map((c) => new Date(c.at).getTime());
+  }
+
+  messages(): ChatMessageView[] {
+    return this.fake.messages.map((m) => view(m));
+  }
+
+  messagesIn(conversation: Conversation): ChatMessageView[] {
+    return this.fake.messages
+      .filter((m) => m.channel_id === conversation.channelId)
+      .map((m) => view(m));
+  }
+
+  notices(): PrivateNotice[] {
+    return this.fake.notices.map((n) => ({ userId: n.userId, text: n.content }));
+  }
+
+  /**
+   * Calls that set out to post a new message (failed ones included), not counting DMs (they are
+   * notices) nor a repeat of an enforced nonce, which Discord answers with the message the
+   * first call made instead of posting again.
+   */
+  postCount(): number {
+    const dms = new Set(this.fake.notices.filter((n) => n.via === 'dm').map((n) => n.channelId));
+    return this.fake
+      .callsTo('createMessage')
+      .filter((c) => !dms.has(c.channel) && c.nonceReplayOf === undefined).length;
+  }
+
+  async click(
+    bindingUrl: string,
+    message: ChatMessageView,
+    button: ChatButton,
+    clicker: Person,
+    signing: Signing = 'valid',
+  ): Promise<Response> {
+    const raw = button.raw as { custom_id: string };
+    const token = interactionToken();
+    this.fake.issueInteraction({ token, userId: clicker.id, channelId: message.channelId });
+    const body = JSON.stringify(
+      buttonClickInteraction({
+        applicationId: this.fake.applicationId,
+        guildId: this.fake.guildId,
+        channelId: message.channelId,
+        user: user(clicker),
+        token,
+        customId: raw.custom_id,
+        messageId: message.messageId,
+      }),
+    );
+    return this.send(bindingUrl, body, signing);
+  }
+
+  async say(
+    bindingUrl: string,
+    conversation: Conversation,
+    text: string,
+    sender: Person,
+    signing: Signing = 'valid',
+  ): Promise<Response> {
+    const token = interactionToken();
+    this.fake.issueInteraction({ token, userId: sender.id, channelId: conversation.channelId });
+    const body = JSON.stringify(
+      askCommandInteraction({
+        applicationId: this.fake.applicationId,
+        ...(conversation.workspaceId === '' ? {} : { guildId: conversation.workspaceId }),
+        channelId: conversation.channelId,
+        user: user(sender),
+        token,
+        text,
+      }),
+    );
+    return this.send(bindingUrl, body, signing);
+  }
+
+  private send(bindingUrl: string, body: string, signing: Signing): Promise<Response> {
+    return fetch(`${bindingUrl}/discord/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...this.sign(body, signing) },
+      body,
+    });
+  }
+
+  private sign(body: string, signing: Signing): Record<string, string> {
+    const now = Math.floor(Date.now() / 1000);
+    const key: KeyObject = signing === 'forged' ? this.forger.privateKey : this.keys.privateKey;
+    // A stale one is a captured request replayed six minutes later.
+    return signDiscordRequest(key, signing === 'stale' ? now - 6 * 60 : now, body);
+  }
+}
+
+function user(person: Person): { id: string; username: string; global_name?: string } {
+  return {
+    id: person.id,
+    username: person.id.toLowerCase(),
+    ...(person.displayName ? { global_name: person.displayName } : {}),
+  };
+}
+
+function view(message: FakeDiscordMessage): ChatMessageView {
+  return {
+    channelId: message.channel_id,
+    messageId: message.id,
+    text: message.content,
+    buttons: message.components.flatMap((row) =>
+      row.components.map((b) => ({
+        label: b.label ?? '',
+        style: STYLES[b.style] ?? 'default',
+        raw: { custom_id: b.custom_id },
+      })),
+    ),
+    edits: message.edits,
+  };
+}

@@ -1,0 +1,282 @@
+import type { Conversation, Person } from '@tollgate/protocol';
+import {
+  MATTERMOST_FAKE_DEFAULTS,
+  MattermostApiFake,
+  type FakeMattermostPost,
+  type MattermostApiCall,
+  type MattermostFault,
+  type MattermostRoute,
+  type PostAction,
+} from '../../fakes/mattermost-api.fake';
+import {
+  actionCallbackBody,
+  slashCommandBody,
+  tamperedContext,
+} from '../../fakes/mattermost-inbound.payloads';
+import { uniqueToken } from '../../support/unique';
+import type {
+  CallScope,
+  ChatButton,
+  ChatMessageView,
+  PlatformCall,
+  PlatformDriver,
+  PlatformFault,
+  PrivateNotice,
+  Signing,
+} from '../platform-driver';
+
+const ACTION_SECRET = 'contract-mattermost-action-secret';
+const COMMAND_TOKEN = 'contract-mattermost-command-token';
+/**
+ * Where the binding tells Mattermost to send clicks. The binding's port is chosen after its
+ * environment, so clicks go to the binding under test at this URL's path (see `click`).
+ */
+const PUBLIC_URL = 'http://tollgate-binding.test';
+/** Who starts each conversation's thread, as a person writing to the bot would. */
+const THREAD_STARTER = 'threadstarter0000000000000';
+
+const ROUTES: Record<PlatformCall, MattermostRoute | '*'> = {
+  post: 'createPost',
+  edit: 'patchPost',
+  any: '*',
+};
+/** Both ways to edit a post count as an edit. */
+const EDIT_ROUTES = new Set<MattermostRoute>(['updatePost', 'patchPost']);
+
+function mattermostFault(fault: PlatformFault): MattermostFault {
+  switch (fault.kind) {
+    case 'server_error':
+      return { status: 503 };
+    case 'rate_limited':
+      return { rateLimit: fault.retryAfterSeconds };
+    case 'timeout':
+      return { hangMs: Infinity };
+    case 'accept_then_timeout':
+      return { acceptThenTimeout: true };
+    case 'refused':
+      return { refuse: 403 };
+  }
+}
+
+interface RawButton {
+  readonly postId: string;
+  readonly actionId: string;
+}
+
+export class MattermostDriver implements PlatformDriver {
+  readonly platform = 'mattermost' as const;
+  readonly fake = new MattermostApiFake();
+
+  async start(options: { port?: number } = {}): Promise<void> {
+    await this.fake.start(options);
+  }
+
+  async stop(): Promise<void> {
+    await this.fake.stop();
+  }
+
+  bindingEnv(replica?: string): Record<string, string> {
+    return {
+      MATTERMOST_URL: replica === undefined ? this.fake.apiUrl : this.fake.apiUrlFor(replica),
+      MATTERMOST_TOKEN: this.fake.token,
+      MATTERMOST_ACTION_SECRET: ACTION_SECRET,
+      MATTERMOST_COMMAND_TOKEN: COMMAND_TOKEN,
+      MATTERMOST_PUBLIC_URL: PUBLIC_URL,
+    };
+  }
+
+  /** A thread a person started (the fake holds its root post, so the thread can be read). */
+  freshConversation(): Conversation {
+    const channelId = uniqueToken('ch').padEnd(26, '0').slice(0, 26);
+    const root = this.fake.addUserPost({
+      channel_id: channelId,
+      user_id: THREAD_STARTER,
+      message: '@tollgate please help',
+    });
+    return {
+      platform: 'mattermost',
+      workspaceId: MATTERMOST_FAKE_DEFAULTS.teamId,
+      channelId,
+      threadId: root,
+    };
+  }
+
+  failNext(
+    call: PlatformCall,
+    fault: PlatformFault,
+    scope: CallScope & { readonly times?: number } = {},
+  ): void {
+    const faultOf = mattermostFault(fault);
+    const routes: Array<MattermostRoute | '*'> =
+      call === 'edit' ? [...EDIT_ROUTES] : [ROUTES[call]];
+    // An edit is either route: both get the fault, and whichever the binding uses takes it.
+    for (const route of routes) {
+      this.fake.failNext(route, faultOf, scope.times ?? 1, {
+        ...(scope.replica === undefined ? {} : { client: scope.replica }),
+        ...(scope.conversation === undefined ? {} : { channel: scope.conversation.channelId }),
+      });
+    }
+  }
+
+  clearFaults(): void {
+    this.fake.clearFaults();
+  }
+
+  setLatencyMs(ms: number): void {
+    this.fake.setLatencyMs(ms);
+  }
+
+  callTimes(call: PlatformCall, scope: CallScope = {}): number[] {
+    const matchesRoute = (c: MattermostApiCall): boolean =>
+      call === 'any' ||
+      (call === 'post' && c.route === 'createPost') ||
+      (call === 'edit' && EDIT_ROUTES.has(c.route));
+    return this.fake.calls
+      .filter(
+        (c) =>
+          matchesRoute(c) &&
+          (scope.replica === undefined || c.client === scope.replica) &&
+          (scope.conversation === undefined || c.channel === scope.conversation.channelId),
+      )
+      .map((c) => new Date(c.at).getTime());
+  }
+
+  messages(): ChatMessageView[] {
+    return this.botPosts().map((p) => view(p));
+  }
+
+  messagesIn(conversation: Conversation): ChatMessageView[] {
+    return this.botPosts()
+      .filter((p) => p.channel_id === conversation.channelId && p.root_id === conversation.threadId)
+      .map((p) => view(p));
+  }
+
+  notices(): PrivateNotice[] {
+    return this.fake.ephemerals.map((e) => ({ userId: e.user_id, text: e.message }));
+  }
+
+  postCount(): number {
+    return this.fake.callsTo('createPost').length;
+  }
+
+  /**
+   * What Mattermost does when the button is clicked: it POSTs the STORED action's integration
+   * context (the one no client ever sees) to the stored integration URL, here the binding under
+   * test at that URL's path. `forged` and `stale` tamper with that context (see tamperedContext).
+   */
+  async click(
+    bindingUrl: string,
+    message: ChatMessageView,
+    button: ChatButton,
+    clicker: Person,
+    signing: Signing = 'valid',
+  ): Promise<Response> {
+    const raw = button.raw as RawButton;
+    const stored = this.fake.post(raw.postId);
+    if (!stored) throw new Error(`no post ${raw.postId}`);
+    const integration = storedIntegration(stored, raw.actionId);
+    if (!integration?.url || !integration.context) {
+      throw new Error(`post ${raw.postId} never held an integration for ${raw.actionId}`);
+    }
+    if (!integration.url.startsWith(`${PUBLIC_URL}/`)) {
+      throw new Error(`the integration URL ${integration.url} is not under ${PUBLIC_URL}`);
+    }
+    const context =
+      signing === 'valid' ? integration.context : tamperedContext(integration.context, signing);
+    const body = actionCallbackBody({
+      userId: clicker.id,
+      ...(clicker.displayName ? { userName: clicker.displayName } : {}),
+      channelId: message.channelId,
+      postId: message.messageId,
+      context,
+    });
+    const response = await fetch(`${bindingUrl}${new URL(integration.url).pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+    // The server shows the reply's ephemeral_text to the clicker alone.
+    if (response.status === 200) {
+      const reply = (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as { ephemeral_text?: unknown };
+      if (typeof reply.ephemeral_text === 'string' && reply.ephemeral_text !== '') {
+        this.fake.addEphemeral({
+          user_id: clicker.id,
+          channel_id: stored.channel_id,
+          root_id: stored.root_id,
+          message: reply.ephemeral_text,
+        });
+      }
+    }
+    return response;
+  }
+
+  /** A slash command typed in the thread's reply box; `forged`/`stale` carry a wrong token. */
+  async say(
+    bindingUrl: string,
+    conversation: Conversation,
+    text: string,
+    sender: Person,
+    signing: Signing = 'valid',
+  ): Promise<Response> {
+    const form = slashCommandBody({
+      token: signing === 'valid' ? COMMAND_TOKEN : `${signing}-${COMMAND_TOKEN}`,
+      teamId: conversation.workspaceId,
+      channelId: conversation.channelId,
+      userId: sender.id,
+      ...(sender.displayName ? { userName: sender.displayName } : {}),
+      text,
+      ...(conversation.threadId ? { rootId: conversation.threadId } : {}),
+    });
+    return fetch(`${bindingUrl}/mattermost/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
+  }
+
+  private botPosts(): FakeMattermostPost[] {
+    return this.fake.posts.filter((p) => p.user_id === this.fake.identity.botUserId);
+  }
+}
+
+function actionsOf(post: { props: FakeMattermostPost['props'] }): PostAction[] {
+  return (post.props.attachments ?? []).flatMap((a) => a.actions ?? []);
+}
+
+/**
+ * The button's integration as the server holds it: the current version's, or, once an edit
+ * removed the button, the last version that had it. The latter is the click that reached the
+ * server before the edit did and is delivered after it (an approver whose client still shows
+ * the old buttons): Mattermost looks the action up when the click arrives, so only a click
+ * racing the edit gets through, and that is what the binding must answer harmlessly.
+ */
+function storedIntegration(
+  post: FakeMattermostPost,
+  actionId: string,
+): PostAction['integration'] | undefined {
+  for (const version of [...post.history].reverse()) {
+    const action = actionsOf(version).find((a) => a.id === actionId);
+    if (action?.integration) return action.integration;
+  }
+  return undefined;
+}
+
+function view(post: FakeMattermostPost): ChatMessageView {
+  const attachmentText = (post.props.attachments ?? []).flatMap((a) =>
+    [a.pretext, a.title, a.text].filter((t): t is string => typeof t === 'string' && t !== ''),
+  );
+  return {
+    channelId: post.channel_id,
+    messageId: post.id,
+    text: [post.message, ...attachmentText].join('\n'),
+    buttons: actionsOf(post).map((a) => ({
+      label: a.name ?? '',
+      style: a.style === 'primary' || a.style === 'danger' ? a.style : 'default',
+      raw: { postId: post.id, actionId: a.id ?? '' } satisfies RawButton,
+    })),
+    edits: post.edits,
+  };
+}
