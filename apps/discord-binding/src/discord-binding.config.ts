@@ -24,7 +24,7 @@ export type DiscordBindingConfig = BaseConfig & {
   DISCORD_PUBLIC_KEY: string;
   DISCORD_APPLICATION_ID: string;
   DISCORD_API_URL: string;
-  /** Requested; the adapter caps it by ack_wait and the drain deadline (discordCallTimeoutMs). */
+  /** Requested; the adapter caps it by ack_wait and the drain deadline (platformCallTimeoutMs in @tollgate/binding-core). */
   DISCORD_API_TIMEOUT_MS: number;
 };
 

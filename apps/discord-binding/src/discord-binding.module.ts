@@ -1,5 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { BindingCoreModule, bindingProvisionPlan, PLATFORM_ADAPTER } from '@tollgate/binding-core';
+import {
+  BindingCoreModule,
+  bindingProvisionPlan,
+  PLATFORM_ADAPTER,
+  platformCallTimeoutMs,
+} from '@tollgate/binding-core';
 import {
   DatabaseClient,
   InfrastructureModule,
@@ -9,7 +14,7 @@ import type { Logger } from 'pino';
 import { DiscordInteractionsController } from './inbound/discord-interactions.controller';
 import { DiscordSignatureGuard } from './inbound/discord-signature.guard';
 import { MIGRATIONS } from './migrations';
-import { discordCallTimeoutMs, DiscordPlatformAdapter } from './platform/discord-platform.adapter';
+import { DiscordPlatformAdapter } from './platform/discord-platform.adapter';
 import { InteractionTokenRepository } from './platform/interaction-token.repository';
 import type { DiscordBindingConfig } from './discord-binding.config';
 import { DISCORD_CONFIG } from './discord-binding.tokens';
@@ -34,7 +39,7 @@ export class DiscordBindingModule {
                 token: config.DISCORD_BOT_TOKEN,
                 apiUrl: config.DISCORD_API_URL,
                 applicationId: config.DISCORD_APPLICATION_ID,
-                timeoutMs: discordCallTimeoutMs({
+                timeoutMs: platformCallTimeoutMs({
                   requestedMs: config.DISCORD_API_TIMEOUT_MS,
                   ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,
                   drainMs: config.TOLLGATE_DRAIN_MS,

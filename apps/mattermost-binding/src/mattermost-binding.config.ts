@@ -23,7 +23,7 @@ export type MattermostBindingConfig = BaseConfig & {
   MATTERMOST_ACTION_SECRET: string;
   MATTERMOST_COMMAND_TOKEN: string;
   MATTERMOST_PUBLIC_URL: string;
-  /** Requested; the adapter caps it by ack_wait and the drain deadline (mattermostCallTimeoutMs). */
+  /** Requested; the adapter caps it by ack_wait and the drain deadline (platformCallTimeoutMs in @tollgate/binding-core). */
   MATTERMOST_API_TIMEOUT_MS: number;
 };
 

@@ -1,5 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { BindingCoreModule, bindingProvisionPlan, PLATFORM_ADAPTER } from '@tollgate/binding-core';
+import {
+  BindingCoreModule,
+  bindingProvisionPlan,
+  PLATFORM_ADAPTER,
+  platformCallTimeoutMs,
+} from '@tollgate/binding-core';
 import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import { MattermostActionsController } from './inbound/mattermost-actions.controller';
@@ -7,10 +12,7 @@ import { MattermostCommandsController } from './inbound/mattermost-commands.cont
 import { MIGRATIONS } from './migrations';
 import type { MattermostBindingConfig } from './mattermost-binding.config';
 import { MATTERMOST_CONFIG } from './mattermost-binding.tokens';
-import {
-  MattermostPlatformAdapter,
-  mattermostCallTimeoutMs,
-} from './platform/mattermost-platform.adapter';
+import { MattermostPlatformAdapter } from './platform/mattermost-platform.adapter';
 
 @Module({})
 export class MattermostBindingModule {
@@ -34,7 +36,7 @@ export class MattermostBindingModule {
                 actionUrl: `${config.MATTERMOST_PUBLIC_URL.replace(/\/+$/, '')}/mattermost/actions`,
                 actionSecret: config.MATTERMOST_ACTION_SECRET,
               },
-              timeoutMs: mattermostCallTimeoutMs({
+              timeoutMs: platformCallTimeoutMs({
                 requestedMs: config.MATTERMOST_API_TIMEOUT_MS,
                 ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,
                 drainMs: config.TOLLGATE_DRAIN_MS,

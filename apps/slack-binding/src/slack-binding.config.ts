@@ -17,7 +17,7 @@ export type SlackBindingConfig = BaseConfig & {
   SLACK_BOT_TOKEN: string;
   SLACK_SIGNING_SECRET: string;
   SLACK_API_URL: string;
-  /** Requested; the adapter caps it by ack_wait and the drain deadline (slackCallTimeoutMs). */
+  /** Requested; the adapter caps it by ack_wait and the drain deadline (platformCallTimeoutMs in @tollgate/binding-core). */
   SLACK_API_TIMEOUT_MS: number;
 };
 

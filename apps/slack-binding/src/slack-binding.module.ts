@@ -1,12 +1,17 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { BindingCoreModule, bindingProvisionPlan, PLATFORM_ADAPTER } from '@tollgate/binding-core';
+import {
+  BindingCoreModule,
+  bindingProvisionPlan,
+  PLATFORM_ADAPTER,
+  platformCallTimeoutMs,
+} from '@tollgate/binding-core';
 import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import { SlackEventsController } from './inbound/slack-events.controller';
 import { SlackInteractionsController } from './inbound/slack-interactions.controller';
 import { SlackSignatureGuard } from './inbound/slack-signature.guard';
 import { MIGRATIONS } from './migrations';
-import { SlackPlatformAdapter, slackCallTimeoutMs } from './platform/slack-platform.adapter';
+import { SlackPlatformAdapter } from './platform/slack-platform.adapter';
 import type { SlackBindingConfig } from './slack-binding.config';
 import { SLACK_CONFIG } from './slack-binding.tokens';
 
@@ -28,7 +33,7 @@ export class SlackBindingModule {
             useValue: new SlackPlatformAdapter({
               token: config.SLACK_BOT_TOKEN,
               apiUrl: config.SLACK_API_URL,
-              timeoutMs: slackCallTimeoutMs({
+              timeoutMs: platformCallTimeoutMs({
                 requestedMs: config.SLACK_API_TIMEOUT_MS,
                 ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,
                 drainMs: config.TOLLGATE_DRAIN_MS,

@@ -33,3 +33,4 @@ export * from './binding-core.tokens';
 export * from './binding-output.consumer';
 export * from './binding-provision';
 export * from './replica-id';
+export * from './platform-call-timeout';

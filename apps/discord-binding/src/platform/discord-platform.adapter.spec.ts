@@ -6,7 +6,6 @@ import {
 import { DiscordApiFake } from '../../../../test/fakes/discord-api.fake';
 import { interactionToken } from '../../../../test/fakes/discord-signing';
 import {
-  discordCallTimeoutMs,
   DiscordPlatformAdapter,
   NOTICE_TOKEN_MAX_AGE_MS,
   promptNonce,
@@ -190,17 +189,5 @@ describe('DiscordPlatformAdapter against the Discord API fake', () => {
     if ('rateLimit' in fault && failure.kind === 'transient') {
       expect(failure.retryAfterMs).toBeGreaterThanOrEqual(3_000);
     }
-  });
-});
-
-describe('discordCallTimeoutMs', () => {
-  it('keeps a call well inside ack_wait and the drain deadline', () => {
-    expect(discordCallTimeoutMs({ requestedMs: 10_000, ackWaitMs: 30_000, drainMs: 10_000 })).toBe(
-      5_000,
-    );
-    expect(discordCallTimeoutMs({ requestedMs: 800, ackWaitMs: 30_000, drainMs: 10_000 })).toBe(
-      800,
-    );
-    expect(discordCallTimeoutMs({ requestedMs: 10, ackWaitMs: 1_000, drainMs: 0 })).toBe(250);
   });
 });

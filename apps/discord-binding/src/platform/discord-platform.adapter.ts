@@ -17,7 +17,6 @@ const EPHEMERAL = 1 << 6;
 /** A retry follows a failed attempt within minutes: the prompt is among the latest messages. */
 const FIND_PAGE = 100;
 /** Below this even a healthy Discord would time out now and then. */
-const MIN_CALL_TIMEOUT_MS = 250;
 
 export interface DiscordAdapterOptions {
   token: string;
@@ -190,21 +189,4 @@ function digest(text: string): string {
 
 function truncate(text: string): string {
   return text.length <= CONTENT_LIMIT ? text : `${text.slice(0, CONTENT_LIMIT - 1)}…`;
-}
-
-/**
- * How long one Discord call may take: well inside the prompt's lease (a third of ack_wait)
- * and inside the shutdown drain, as for every binding.
- */
-export function discordCallTimeoutMs(settings: {
-  requestedMs: number;
-  ackWaitMs: number;
-  drainMs: number;
-}): number {
-  const { requestedMs, ackWaitMs, drainMs } = settings;
-  const drainBound = drainMs > 0 ? Math.floor(drainMs / 2) : Infinity;
-  return Math.max(
-    MIN_CALL_TIMEOUT_MS,
-    Math.min(requestedMs, Math.floor(ackWaitMs / 3), drainBound),
-  );
 }

@@ -5,7 +5,7 @@ import {
 } from '@tollgate/protocol';
 import { MattermostApiFake } from '../../../../test/fakes/mattermost-api.fake';
 import { verifyActionContext } from '../inbound/action-signature';
-import { MattermostPlatformAdapter, mattermostCallTimeoutMs } from './mattermost-platform.adapter';
+import { MattermostPlatformAdapter } from './mattermost-platform.adapter';
 
 const CHANNEL = 'adapterchannel000000000000';
 const SECRET = 'adapter-spec-action-secret';
@@ -142,17 +142,5 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
         message: 'only for you',
       }),
     ]);
-  });
-});
-
-describe('mattermostCallTimeoutMs', () => {
-  it('keeps a call inside ack_wait and the drain deadline, never below a quarter second', () => {
-    expect(
-      mattermostCallTimeoutMs({ requestedMs: 10_000, ackWaitMs: 30_000, drainMs: 10_000 }),
-    ).toBe(5_000);
-    expect(mattermostCallTimeoutMs({ requestedMs: 10_000, ackWaitMs: 6_000, drainMs: 0 })).toBe(
-      2_000,
-    );
-    expect(mattermostCallTimeoutMs({ requestedMs: 10, ackWaitMs: 1_000, drainMs: 100 })).toBe(250);
   });
 });

@@ -13,7 +13,6 @@ import { classifyMattermostFailure } from './mattermost-failure.classifier';
 import { MattermostApiError, MattermostClient } from './mattermost-client';
 
 /** Below this even a healthy server would time out now and then. */
-const MIN_CALL_TIMEOUT_MS = 250;
 /** Top-level posts read back when looking for one that timed out (a retry follows within minutes). */
 const CHANNEL_PAGE_SIZE = 200;
 
@@ -155,21 +154,4 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     );
     return this.self;
   }
-}
-
-/**
- * How long one call may take: well inside the prompt's lease (a third of ack_wait) and inside
- * the shutdown drain (half of it), as the Slack binding's slackCallTimeoutMs explains.
- */
-export function mattermostCallTimeoutMs(settings: {
-  requestedMs: number;
-  ackWaitMs: number;
-  drainMs: number;
-}): number {
-  const { requestedMs, ackWaitMs, drainMs } = settings;
-  const drainBound = drainMs > 0 ? Math.floor(drainMs / 2) : Infinity;
-  return Math.max(
-    MIN_CALL_TIMEOUT_MS,
-    Math.min(requestedMs, Math.floor(ackWaitMs / 3), drainBound),
-  );
 }

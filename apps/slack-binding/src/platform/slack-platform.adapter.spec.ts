@@ -4,7 +4,7 @@ import {
   type ToolInteractionRequest,
 } from '@tollgate/protocol';
 import { SlackApiFake } from '../../../../test/fakes/slack-api.fake';
-import { SlackPlatformAdapter, slackCallTimeoutMs } from './slack-platform.adapter';
+import { SlackPlatformAdapter } from './slack-platform.adapter';
 
 const CHANNEL = 'C0ADAPTER';
 
@@ -147,22 +147,5 @@ describe('SlackPlatformAdapter against the Slack API fake', () => {
 
     expect(adapter.classifyFailure(error)).toMatchObject({ kind: 'transient' });
     await expect(adapter.findPostedText(conversation, 'slack-abc:10:0')).resolves.toBeDefined();
-  });
-});
-
-describe('slackCallTimeoutMs', () => {
-  it('keeps a call well inside ack_wait and the drain deadline', () => {
-    expect(slackCallTimeoutMs({ requestedMs: 10_000, ackWaitMs: 30_000, drainMs: 10_000 })).toBe(
-      5_000,
-    );
-    expect(slackCallTimeoutMs({ requestedMs: 10_000, ackWaitMs: 6_000, drainMs: 60_000 })).toBe(
-      2_000,
-    );
-    expect(slackCallTimeoutMs({ requestedMs: 800, ackWaitMs: 30_000, drainMs: 10_000 })).toBe(800);
-  });
-
-  it('ignores a zero drain and never goes below a quarter second', () => {
-    expect(slackCallTimeoutMs({ requestedMs: 10_000, ackWaitMs: 30_000, drainMs: 0 })).toBe(10_000);
-    expect(slackCallTimeoutMs({ requestedMs: 10, ackWaitMs: 1_000, drainMs: 100 })).toBe(250);
   });
 });

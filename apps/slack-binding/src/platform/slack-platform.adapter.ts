@@ -10,14 +10,13 @@ export const PROMPT_METADATA_TYPE = 'tollgate_prompt';
 export const TEXT_METADATA_TYPE = 'tollgate_text';
 const TEXT_LIMIT = 40_000;
 /** Below this even a healthy Slack would time out now and then. */
-const MIN_CALL_TIMEOUT_MS = 250;
 
 export interface SlackAdapterOptions {
   token: string;
   apiUrl: string;
   /**
    * A call that takes longer is abandoned and retried through JetStream (a post first looks
-   * for what the abandoned one may have left). See {@link slackCallTimeoutMs}.
+   * for what the abandoned one may have left). See platformCallTimeoutMs in @tollgate/binding-core.
    */
   timeoutMs: number;
 }
@@ -115,28 +114,6 @@ export class SlackPlatformAdapter implements PlatformAdapter {
   classifyFailure(error: unknown) {
     return classifySlackFailure(error);
   }
-}
-
-/**
- * How long one Slack call may take. It must end well inside the prompt's lease (2 × ack_wait),
- * or another replica could take the prompt over while the call may still land; a third of
- * ack_wait keeps a hung call from holding its message anywhere near ack_wait (the runner's
- * working() extends it meanwhile, so it is not redelivered). It must also end inside the
- * shutdown drain, so a stopping replica settles, and releases the lease of, every message it
- * holds instead of leaving a prompt leased to a process that is gone.
- */
-export function slackCallTimeoutMs(settings: {
-  requestedMs: number;
-  ackWaitMs: number;
-  drainMs: number;
-}): number {
-  const { requestedMs, ackWaitMs, drainMs } = settings;
-  // A zero drain hands every message back at once: no timeout can help it.
-  const drainBound = drainMs > 0 ? Math.floor(drainMs / 2) : Infinity;
-  return Math.max(
-    MIN_CALL_TIMEOUT_MS,
-    Math.min(requestedMs, Math.floor(ackWaitMs / 3), drainBound),
-  );
 }
 
 function threadOf(conversation: Conversation): { thread_ts?: string } {
