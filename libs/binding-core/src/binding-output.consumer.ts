@@ -16,6 +16,7 @@ import {
 import type { Logger } from 'pino';
 import { BINDING_CORE_OPTIONS } from './binding-core.tokens';
 import type { BindingCoreSettings } from './binding-core.settings';
+import { pruneClearedPrompts } from './journal/cleared-prompts.housekeeping';
 import { pruneDeliveredOutputs } from './journal/delivered-outputs.housekeeping';
 import { HandleOutput } from './outputs/handle-output.usecase';
 import { outputMessageHandler } from './outputs/output.consumer';
@@ -60,9 +61,13 @@ export class BindingOutputConsumer implements OnApplicationBootstrap, OnApplicat
     const ready = Promise.all([this.database.whenReady(), this.nats.whenReady()]);
     void ready.then(([dataSource]) => {
       this.housekeeping = setInterval(() => {
-        pruneDeliveredOutputs(dataSource, this.config.TOLLGATE_OUT_MAX_AGE_DAYS).then(
-          (pruned) => this.logger.debug({ pruned }, 'pruned delivered outputs'),
-          (error: unknown) => this.logger.warn({ err: error }, 'pruning delivered outputs failed'),
+        const maxAgeDays = this.config.TOLLGATE_OUT_MAX_AGE_DAYS;
+        Promise.all([
+          pruneDeliveredOutputs(dataSource, maxAgeDays),
+          pruneClearedPrompts(dataSource, maxAgeDays),
+        ]).then(
+          ([outputs, prompts]) => this.logger.debug({ outputs, prompts }, 'pruned the journal'),
+          (error: unknown) => this.logger.warn({ err: error }, 'pruning the journal failed'),
         );
       }, HOUSEKEEPING_INTERVAL_MS);
       this.housekeeping.unref();

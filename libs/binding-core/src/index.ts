@@ -14,6 +14,7 @@ export * from './journal/prompt-journal.repository';
 export * from './journal/delivered-outputs.port';
 export * from './journal/delivered-outputs.repository';
 export * from './journal/delivered-outputs.housekeeping';
+export * from './journal/cleared-prompts.housekeeping';
 export * from './journal/known-sessions.port';
 export * from './journal/known-sessions.repository';
 

@@ -1,10 +1,14 @@
-import { BINDING_CORE_MIGRATIONS, pruneDeliveredOutputs } from '@tollgate/binding-core';
+import {
+  BINDING_CORE_MIGRATIONS,
+  pruneClearedPrompts,
+  pruneDeliveredOutputs,
+} from '@tollgate/binding-core';
 import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { createTestSchema } from '../../support/database';
 
-describe('delivered outputs housekeeping', () => {
+describe('binding journal housekeeping', () => {
   const schema = createTestSchema('delivered');
   let dataSource: DataSource;
 
@@ -36,5 +40,30 @@ describe('delivered outputs housekeeping', () => {
       `SELECT output_id FROM delivered_outputs ORDER BY output_id`,
     );
     expect(rows.map((r) => r.output_id)).toEqual(['never-delivered', 'still-redeliverable']);
+  });
+
+  it('forgets cleared prompts past the output stream age, never pending or leased ones', async () => {
+    const row = (
+      id: string,
+      status: string,
+      outcome: string | null,
+      age: string,
+      lease: string | null,
+    ) =>
+      dataSource.query(
+        `INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status, last_seq,
+           request, message_ref, outcome, lease_owner, updated_at)
+         VALUES ('s', $1, $1, '{}', $2, 5, '{}', '{}', $3, $4, now() - $5::interval)`,
+        [id, status, outcome, lease, age],
+      );
+    await row('oldcleared', 'cleared', 'resolved', '16 days', null);
+    await row('oldpending', 'pending', null, '40 days', null);
+    await row('oldleased', 'cleared', 'expired', '16 days', 'replica-a');
+    await row('newcleared', 'cleared', 'abandoned', '14 days', null);
+    expect(await pruneClearedPrompts(dataSource, 14)).toBe(1);
+    const rows: { call_id: string }[] = await dataSource.query(
+      `SELECT call_id FROM prompts ORDER BY call_id`,
+    );
+    expect(rows.map((r) => r.call_id)).toEqual(['newcleared', 'oldleased', 'oldpending']);
   });
 });
