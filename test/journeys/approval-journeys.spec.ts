@@ -14,6 +14,12 @@ import { waitFor } from '../support/wait-for';
  */
 const platforms = Object.keys(CONTRACT_DRIVERS) as Platform[];
 
+describe('E3 the same journeys on every platform', () => {
+  it('E3 runs E1 and E2 through slack, discord and mattermost', () => {
+    expect([...platforms].sort()).toEqual(['discord', 'mattermost', 'slack']);
+  });
+});
+
 describe.each(platforms)('whole system through %s', (platform) => {
   let driver: PlatformDriver;
   let session: SessionServiceFixture;
