@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer } from './local-http-server';
 
 /**
  * A local Discord REST API (v10) that the official `@discordjs/rest` client talks to through
@@ -122,10 +122,13 @@ const EPHEMERAL = 1 << 6;
 
 export class DiscordApiFake {
   private readonly config: Required<DiscordApiFakeOptions>;
-  private server: Server | undefined;
-  private readonly sockets = new Map<Socket, Promise<void>>();
-  private readonly cancellations = new Set<() => void>();
-  private baseUrl: string | undefined;
+  private readonly http = new LocalHttpServer('DiscordApiFake', (req, res) =>
+    this.handle(req, res),
+  );
+
+  private get baseUrl(): string | undefined {
+    return this.http.url;
+  }
 
   private callLog: DiscordApiCall[] = [];
   private store = new Map<string, FakeDiscordMessage>();
@@ -176,42 +179,17 @@ export class DiscordApiFake {
   }
 
   get openSockets(): number {
-    return this.sockets.size;
+    return this.http.openSockets;
   }
 
   async start(options: { port?: number } = {}): Promise<{ url: string; apiUrl: string }> {
-    if (this.server) throw new Error('DiscordApiFake is already started');
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (socket) => {
-      const closed = new Promise<void>((resolve) =>
-        socket.once('close', () => {
-          this.sockets.delete(socket);
-          resolve();
-        }),
-      );
-      this.sockets.set(socket, closed);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-    });
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    this.server = server;
-    this.baseUrl = `http://127.0.0.1:${address.port}`;
-    return { url: this.baseUrl, apiUrl: this.apiUrl };
+    const url = await this.http.start(options.port);
+    return { url, apiUrl: this.apiUrl };
   }
 
   /** Closes the listener, cuts every connection (held ones included) and cancels pending delays. */
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    this.baseUrl = undefined;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const cancel of [...this.cancellations]) cancel();
-    for (const socket of this.sockets.keys()) socket.destroy();
-    await Promise.all([closed, ...this.sockets.values()]);
+    await this.http.stop();
   }
 
   /** Clears recorded calls, messages, notices, pending faults and latency. */
@@ -328,7 +306,7 @@ export class DiscordApiFake {
     };
     this.callLog.push(call);
 
-    if (this.latencyMs > 0 && !(await this.pause(this.latencyMs, res))) return;
+    if (this.latencyMs > 0 && !(await this.http.pause(this.latencyMs, res))) return;
     const dispatch = (): Result =>
       this.dispatch(call, params, url.searchParams, req.headers.authorization);
     if (!fault) {
@@ -355,12 +333,12 @@ export class DiscordApiFake {
         body: { code: fault.refuse.code, message: fault.refuse.message },
       });
     } else if ('hangMs' in fault) {
-      if (!(await this.pause(fault.hangMs, res))) return;
+      if (!(await this.http.pause(fault.hangMs, res))) return;
       send(res, dispatch());
     } else {
       const result = dispatch();
-      if (fault.answerAfterMs === undefined) await this.pause(Infinity, res);
-      else if (await this.pause(fault.answerAfterMs, res)) send(res, result);
+      if (fault.answerAfterMs === undefined) await this.http.pause(Infinity, res);
+      else if (await this.http.pause(fault.answerAfterMs, res)) send(res, result);
     }
   }
 
@@ -589,22 +567,6 @@ export class DiscordApiFake {
     entry.remaining -= 1;
     if (entry.remaining <= 0) this.faults.splice(this.faults.indexOf(entry), 1);
     return entry.fault;
-  }
-
-  private pause(ms: number, res: ServerResponse): Promise<boolean> {
-    if (res.destroyed) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(() => finish(true), ms) : undefined;
-      const cancel = (): void => finish(false);
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', cancel);
-        this.cancellations.delete(cancel);
-        resolve(completed);
-      };
-      res.on('close', cancel);
-      this.cancellations.add(cancel);
-    });
   }
 
   /** Snowflake-shaped, increasing. */

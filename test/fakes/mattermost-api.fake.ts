@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer } from './local-http-server';
 
 /**
  * A local Mattermost REST API v4, as `@mattermost/client`'s Client4 calls it (`setUrl(base)`
@@ -132,10 +132,13 @@ interface Answer {
 
 export class MattermostApiFake {
   private readonly config: typeof MATTERMOST_FAKE_DEFAULTS;
-  private server: Server | undefined;
-  private readonly sockets = new Map<Socket, Promise<void>>();
-  private readonly cancellations = new Set<() => void>();
-  private baseUrl: string | undefined;
+  private readonly http = new LocalHttpServer('MattermostApiFake', (req, res) =>
+    this.handle(req, res),
+  );
+
+  private get baseUrl(): string | undefined {
+    return this.http.url;
+  }
 
   private callLog: MattermostApiCall[] = [];
   private store = new Map<string, FakeMattermostPost>();
@@ -177,42 +180,17 @@ export class MattermostApiFake {
   }
 
   get openSockets(): number {
-    return this.sockets.size;
+    return this.http.openSockets;
   }
 
   async start(options: { port?: number } = {}): Promise<{ url: string }> {
-    if (this.server) throw new Error('MattermostApiFake is already started');
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (socket) => {
-      const closed = new Promise<void>((resolve) =>
-        socket.once('close', () => {
-          this.sockets.delete(socket);
-          resolve();
-        }),
-      );
-      this.sockets.set(socket, closed);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-    });
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    this.server = server;
-    this.baseUrl = `http://127.0.0.1:${address.port}`;
-    return { url: this.baseUrl };
+    const url = await this.http.start(options.port);
+    return { url };
   }
 
   /** Closes the listener, cuts every connection (held ones included) and cancels pending delays. */
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    this.baseUrl = undefined;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const cancel of [...this.cancellations]) cancel();
-    for (const socket of this.sockets.keys()) socket.destroy();
-    await Promise.all([closed, ...this.sockets.values()]);
+    await this.http.stop();
   }
 
   reset(): void {
@@ -326,7 +304,7 @@ export class MattermostApiFake {
       ...(fault ? { fault } : {}),
     });
 
-    if (this.latencyMs > 0 && !(await this.pause(this.latencyMs, res))) return;
+    if (this.latencyMs > 0 && !(await this.http.pause(this.latencyMs, res))) return;
     const answer = (): Answer => this.dispatch(name, rest, url.searchParams, body, authorization);
     if (!fault) return send(res, answer());
     if ('status' in fault) {
@@ -342,12 +320,12 @@ export class MattermostApiFake {
         appError(fault.refuse, fault.id ?? 'api.context.permissions.app_error', 'refused'),
       );
     } else if ('hangMs' in fault) {
-      if (!(await this.pause(fault.hangMs, res))) return;
+      if (!(await this.http.pause(fault.hangMs, res))) return;
       send(res, answer());
     } else {
       const result = answer();
-      if (fault.answerAfterMs === undefined) await this.pause(Infinity, res);
-      else if (await this.pause(fault.answerAfterMs, res)) send(res, result);
+      if (fault.answerAfterMs === undefined) await this.http.pause(Infinity, res);
+      else if (await this.http.pause(fault.answerAfterMs, res)) send(res, result);
     }
   }
 
@@ -547,23 +525,6 @@ export class MattermostApiFake {
     entry.remaining -= 1;
     if (entry.remaining <= 0) this.faults.splice(this.faults.indexOf(entry), 1);
     return entry.fault;
-  }
-
-  /** Resolves true after `ms`, or false as soon as the client hangs up or the fake stops. */
-  private pause(ms: number, res: ServerResponse): Promise<boolean> {
-    if (res.destroyed) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(() => finish(true), ms) : undefined;
-      const cancel = (): void => finish(false);
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', cancel);
-        this.cancellations.delete(cancel);
-        resolve(completed);
-      };
-      res.on('close', cancel);
-      this.cancellations.add(cancel);
-    });
   }
 }
 

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer } from './local-http-server';
 import type { SlackBlock } from './slack-blocks';
 import { validateBlocks } from './slack-block-limits';
 
@@ -145,13 +145,14 @@ export class SlackApiFake {
   private readonly config: Required<Omit<SlackApiFakeOptions, 'channels'>> & {
     channels: readonly string[] | undefined;
   };
-  private server: Server | undefined;
   /** Each open connection, with a promise settled once it has closed. */
-  private readonly sockets = new Map<Socket, Promise<void>>();
-  private readonly cancellations = new Set<() => void>();
+  private readonly http = new LocalHttpServer('SlackApiFake', (req, res) => this.handle(req, res));
+
+  private get baseUrl(): string | undefined {
+    return this.http.url;
+  }
   private idleWaiters: Array<() => void> = [];
   private inFlight = 0;
-  private baseUrl: string | undefined;
 
   private callLog: SlackApiCall[] = [];
   private store = new Map<string, FakeSlackMessage>();
@@ -205,43 +206,18 @@ export class SlackApiFake {
   }
 
   get openSockets(): number {
-    return this.sockets.size;
+    return this.http.openSockets;
   }
 
   /** Listens on 127.0.0.1, on `port` when given (e.g. for a binding started by hand), else any free one. */
   async start(options: { port?: number } = {}): Promise<{ url: string; apiUrl: string }> {
-    if (this.server) throw new Error('SlackApiFake is already started');
-    const server = createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (socket) => {
-      const closed = new Promise<void>((resolve) =>
-        socket.once('close', () => {
-          this.sockets.delete(socket);
-          resolve();
-        }),
-      );
-      this.sockets.set(socket, closed);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-    });
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    this.server = server;
-    this.baseUrl = `http://127.0.0.1:${address.port}`;
-    return { url: this.baseUrl, apiUrl: this.apiUrl };
+    const url = await this.http.start(options.port);
+    return { url, apiUrl: this.apiUrl };
   }
 
   /** Closes the listener, cuts every connection (held ones included) and cancels pending delays. */
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    this.server = undefined;
-    this.baseUrl = undefined;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const cancel of [...this.cancellations]) cancel();
-    for (const socket of this.sockets.keys()) socket.destroy();
-    await Promise.all([closed, ...this.sockets.values()]);
+    await this.http.stop();
   }
 
   /** Resolves once no request is being handled (held or delayed ones included). */
@@ -380,7 +356,7 @@ export class SlackApiFake {
       ...(fault ? { fault } : {}),
     });
 
-    if (this.latencyMs > 0 && !(await this.pause(this.latencyMs, res))) return;
+    if (this.latencyMs > 0 && !(await this.http.pause(this.latencyMs, res))) return;
     if (!fault) {
       sendJson(res, 200, this.dispatch(method, args, req));
       return;
@@ -397,12 +373,12 @@ export class SlackApiFake {
     } else if ('error' in fault) {
       sendJson(res, 200, { ok: false, error: fault.error });
     } else if ('hangMs' in fault) {
-      if (!(await this.pause(fault.hangMs, res))) return;
+      if (!(await this.http.pause(fault.hangMs, res))) return;
       sendJson(res, 200, this.dispatch(method, args, req));
     } else {
       const result = this.dispatch(method, args, req);
-      if (fault.answerAfterMs === undefined) await this.pause(Infinity, res);
-      else if (await this.pause(fault.answerAfterMs, res)) sendJson(res, 200, result);
+      if (fault.answerAfterMs === undefined) await this.http.pause(Infinity, res);
+      else if (await this.http.pause(fault.answerAfterMs, res)) sendJson(res, 200, result);
     }
   }
 
@@ -431,23 +407,6 @@ export class SlackApiFake {
     entry.remaining -= 1;
     if (entry.remaining <= 0) this.faults.splice(this.faults.indexOf(entry), 1);
     return entry.fault;
-  }
-
-  /** Resolves true after `ms`, or false as soon as the client hangs up or the fake stops. */
-  private pause(ms: number, res: ServerResponse): Promise<boolean> {
-    if (res.destroyed) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const timer = Number.isFinite(ms) ? setTimeout(() => finish(true), ms) : undefined;
-      const cancel = (): void => finish(false);
-      const finish = (completed: boolean): void => {
-        clearTimeout(timer);
-        res.off('close', cancel);
-        this.cancellations.delete(cancel);
-        resolve(completed);
-      };
-      res.on('close', cancel);
-      this.cancellations.add(cancel);
-    });
   }
 
   private authTest(): SlackResult {
