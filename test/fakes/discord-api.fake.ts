@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FaultQueue, type FaultScope } from './fault-queue';
 import { LocalHttpServer } from './local-http-server';
 
 /**
@@ -51,10 +52,7 @@ export type DiscordFault =
   /** A 4xx refusal, e.g. `{ status: 404, code: 10003, message: 'Unknown Channel' }`. */
   | { refuse: { status: number; code: number; message: string } };
 
-export interface DiscordFaultScope {
-  client?: string;
-  channel?: string;
-}
+export type DiscordFaultScope = FaultScope;
 
 export interface DiscordApiCall {
   method: DiscordMethod | 'unknown';
@@ -138,12 +136,7 @@ export class DiscordApiFake {
   private followups: Array<{ token: string; content: string; flags: number; at: Date }> = [];
   private interactions = new Map<string, DiscordInteractionIssue>();
   private dmChannels = new Map<string, string>();
-  private faults: Array<{
-    method: DiscordMethod | '*';
-    fault: DiscordFault;
-    remaining: number;
-    scope: DiscordFaultScope;
-  }> = [];
+  private readonly faults = new FaultQueue<DiscordMethod, DiscordFault>();
   private latencyMs = 0;
   // Never reset: an id handed out before reset() must not name a different message after it.
   private idSequence = 0n;
@@ -202,7 +195,7 @@ export class DiscordApiFake {
     this.followups = [];
     this.interactions = new Map();
     this.dmChannels = new Map();
-    this.faults = [];
+    this.faults.clear();
     this.latencyMs = 0;
   }
 
@@ -224,11 +217,11 @@ export class DiscordApiFake {
     times = 1,
     scope: DiscordFaultScope = {},
   ): void {
-    this.faults.push({ method, fault, remaining: times, scope });
+    this.faults.add(method, fault, times, scope);
   }
 
   clearFaults(): void {
-    this.faults = [];
+    this.faults.clear();
   }
 
   setLatencyMs(ms: number): void {
@@ -293,7 +286,7 @@ export class DiscordApiFake {
         : {};
     const { method, params } = routeOf(httpMethod, path);
     const channel = params.channel ?? this.interactions.get(params.token ?? '')?.channelId;
-    const fault = method === 'unknown' ? undefined : this.takeFault(method, client, channel);
+    const fault = method === 'unknown' ? undefined : this.faults.take(method, client, channel);
     const call: DiscordApiCall = {
       method,
       httpMethod,
@@ -550,23 +543,6 @@ export class DiscordApiFake {
       username: DISCORD_FAKE_DEFAULTS.botUsername,
       bot: true,
     };
-  }
-
-  private takeFault(
-    method: DiscordMethod,
-    client: string | undefined,
-    channel: string | undefined,
-  ): DiscordFault | undefined {
-    const entry = this.faults.find(
-      (f) =>
-        (f.method === method || f.method === '*') &&
-        (f.scope.client === undefined || f.scope.client === client) &&
-        (f.scope.channel === undefined || f.scope.channel === channel),
-    );
-    if (!entry) return undefined;
-    entry.remaining -= 1;
-    if (entry.remaining <= 0) this.faults.splice(this.faults.indexOf(entry), 1);
-    return entry.fault;
   }
 
   /** Snowflake-shaped, increasing. */

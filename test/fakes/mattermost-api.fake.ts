@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FaultQueue, type FaultScope } from './fault-queue';
 import { LocalHttpServer } from './local-http-server';
 
 /**
@@ -104,10 +105,7 @@ export interface MattermostEphemeral {
   at: Date;
 }
 
-export interface MattermostFaultScope {
-  client?: string;
-  channel?: string;
-}
+export type MattermostFaultScope = FaultScope;
 
 export interface MattermostUserPost {
   channel_id: string;
@@ -143,12 +141,7 @@ export class MattermostApiFake {
   private callLog: MattermostApiCall[] = [];
   private store = new Map<string, FakeMattermostPost>();
   private ephemeralLog: MattermostEphemeral[] = [];
-  private faults: Array<{
-    route: MattermostRoute | '*';
-    fault: MattermostFault;
-    remaining: number;
-    scope: MattermostFaultScope;
-  }> = [];
+  private readonly faults = new FaultQueue<MattermostRoute, MattermostFault>();
   private latencyMs = 0;
   // Never reset: a time handed out before reset() must stay ordered after it.
   private lastCreateAt = 0;
@@ -197,7 +190,7 @@ export class MattermostApiFake {
     this.callLog = [];
     this.store = new Map();
     this.ephemeralLog = [];
-    this.faults = [];
+    this.faults.clear();
     this.latencyMs = 0;
   }
 
@@ -211,11 +204,11 @@ export class MattermostApiFake {
     times = 1,
     scope: MattermostFaultScope = {},
   ): void {
-    this.faults.push({ route, fault, remaining: times, scope });
+    this.faults.add(route, fault, times, scope);
   }
 
   clearFaults(): void {
-    this.faults = [];
+    this.faults.clear();
   }
 
   setLatencyMs(ms: number): void {
@@ -290,7 +283,7 @@ export class MattermostApiFake {
     const body: unknown = raw ? safeJson(raw) : undefined;
     const name = routeOf(method, rest);
     const channel = this.channelOf(name, rest, body);
-    const fault = this.takeFault(name, client, channel);
+    const fault = this.faults.take(name, client, channel);
     const authorization = req.headers.authorization;
     this.callLog.push({
       route: name,
@@ -508,23 +501,6 @@ export class MattermostApiFake {
       default:
         return undefined;
     }
-  }
-
-  private takeFault(
-    route: MattermostRoute,
-    client: string | undefined,
-    channel: string | undefined,
-  ): MattermostFault | undefined {
-    const entry = this.faults.find(
-      (f) =>
-        (f.route === route || f.route === '*') &&
-        (f.scope.client === undefined || f.scope.client === client) &&
-        (f.scope.channel === undefined || f.scope.channel === channel),
-    );
-    if (!entry) return undefined;
-    entry.remaining -= 1;
-    if (entry.remaining <= 0) this.faults.splice(this.faults.indexOf(entry), 1);
-    return entry.fault;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FaultQueue, type FaultScope } from './fault-queue';
 import { LocalHttpServer } from './local-http-server';
 import type { SlackBlock } from './slack-blocks';
 import { validateBlocks } from './slack-block-limits';
@@ -102,11 +103,7 @@ export interface SlackEphemeral {
   at: Date;
 }
 
-/** Narrows a fault to the calls of one client, or to one channel. */
-export interface SlackFaultScope {
-  client?: string;
-  channel?: string;
-}
+export type SlackFaultScope = FaultScope;
 
 /**
  * A message someone other than the bot wrote: a person (e.g. the root of a thread the bot is
@@ -159,12 +156,7 @@ export class SlackApiFake {
   private postLog: SlackPost[] = [];
   private editLog: SlackEdit[] = [];
   private ephemeralLog: SlackEphemeral[] = [];
-  private faults: Array<{
-    method: string;
-    fault: SlackFault;
-    remaining: number;
-    scope: SlackFaultScope;
-  }> = [];
+  private readonly faults = new FaultQueue<string, SlackFault>();
   private latencyMs = 0;
   // Never reset: a ts handed out before reset() must not name a different message after it.
   private tsSequence = 0;
@@ -233,7 +225,7 @@ export class SlackApiFake {
     this.postLog = [];
     this.editLog = [];
     this.ephemeralLog = [];
-    this.faults = [];
+    this.faults.clear();
     this.latencyMs = 0;
   }
 
@@ -243,12 +235,12 @@ export class SlackApiFake {
    * registered that matches a call is the one it gets. `times` may be Infinity.
    */
   failNext(method: string, fault: SlackFault, times = 1, scope: SlackFaultScope = {}): void {
-    this.faults.push({ method, fault, remaining: times, scope });
+    this.faults.add(method, fault, times, scope);
   }
 
   /** Drops every pending fault; calls held by one are not released. */
   clearFaults(): void {
-    this.faults = [];
+    this.faults.clear();
   }
 
   /** Stores a message someone else wrote, as Slack would have it; returns its ts. */
@@ -346,7 +338,7 @@ export class SlackApiFake {
     const client = route[1];
     const method = decodeURIComponent(route[2]);
     const { args, encoding } = parseArgs(req.headers['content-type'], raw, url.searchParams);
-    const fault = this.takeFault(method, client, str(args.channel));
+    const fault = this.faults.take(method, client, str(args.channel));
     this.callLog.push({
       method,
       ...(client === undefined ? {} : { client }),
@@ -390,23 +382,6 @@ export class SlackApiFake {
     if (token === undefined) return { ok: false, error: 'not_authed' };
     if (token !== this.config.botToken) return { ok: false, error: 'invalid_auth' };
     return handler(args);
-  }
-
-  private takeFault(
-    method: string,
-    client: string | undefined,
-    channel: string | undefined,
-  ): SlackFault | undefined {
-    const entry = this.faults.find(
-      (f) =>
-        (f.method === method || f.method === '*') &&
-        (f.scope.client === undefined || f.scope.client === client) &&
-        (f.scope.channel === undefined || f.scope.channel === channel),
-    );
-    if (!entry) return undefined;
-    entry.remaining -= 1;
-    if (entry.remaining <= 0) this.faults.splice(this.faults.indexOf(entry), 1);
-    return entry.fault;
   }
 
   private authTest(): SlackResult {

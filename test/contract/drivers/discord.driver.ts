@@ -25,6 +25,7 @@ import type {
   PrivateNotice,
   Signing,
 } from '../platform-driver';
+import { faultScopeOf, withinScope } from './call-scope';
 
 const METHODS: Record<PlatformCall, DiscordMethod | '*'> = {
   post: 'createMessage',
@@ -89,10 +90,7 @@ export class DiscordDriver implements PlatformDriver {
     fault: PlatformFault,
     scope: CallScope & { readonly times?: number } = {},
   ): void {
-    this.fake.failNext(METHODS[call], discordFault(fault), scope.times ?? 1, {
-      ...(scope.replica === undefined ? {} : { client: scope.replica }),
-      ...(scope.conversation === undefined ? {} : { channel: scope.conversation.channelId }),
-    });
+    this.fake.failNext(METHODS[call], discordFault(fault), scope.times ?? 1, faultScopeOf(scope));
   }
 
   clearFaults(): void {
@@ -106,9 +104,7 @@ export class DiscordDriver implements PlatformDriver {
   callTimes(call: PlatformCall, scope: CallScope = {}): number[] {
     const method = METHODS[call];
     const matches = (c: DiscordApiCall): boolean =>
-      (method === '*' || c.method === method) &&
-      (scope.replica === undefined || c.client === scope.replica) &&
-      (scope.conversation === undefined || c.channel === scope.conversation.channelId);
+      (method === '*' || c.method === method) && withinScope(c, c.channel, scope);
     return this.fake.calls.filter(matches).map((c) => new Date(c.at).getTime());
   }
 

@@ -24,6 +24,7 @@ import type {
   PrivateNotice,
   Signing,
 } from '../platform-driver';
+import { faultScopeOf, withinScope } from './call-scope';
 
 const ACTION_SECRET = 'contract-mattermost-action-secret';
 const COMMAND_TOKEN = 'contract-mattermost-command-token';
@@ -111,10 +112,7 @@ export class MattermostDriver implements PlatformDriver {
       call === 'edit' ? [...EDIT_ROUTES] : [ROUTES[call]];
     // An edit is either route: both get the fault, and whichever the binding uses takes it.
     for (const route of routes) {
-      this.fake.failNext(route, faultOf, scope.times ?? 1, {
-        ...(scope.replica === undefined ? {} : { client: scope.replica }),
-        ...(scope.conversation === undefined ? {} : { channel: scope.conversation.channelId }),
-      });
+      this.fake.failNext(route, faultOf, scope.times ?? 1, faultScopeOf(scope));
     }
   }
 
@@ -132,12 +130,7 @@ export class MattermostDriver implements PlatformDriver {
       (call === 'post' && c.route === 'createPost') ||
       (call === 'edit' && EDIT_ROUTES.has(c.route));
     return this.fake.calls
-      .filter(
-        (c) =>
-          matchesRoute(c) &&
-          (scope.replica === undefined || c.client === scope.replica) &&
-          (scope.conversation === undefined || c.channel === scope.conversation.channelId),
-      )
+      .filter((c) => matchesRoute(c) && withinScope(c, c.channel, scope))
       .map((c) => new Date(c.at).getTime());
   }
 

@@ -25,6 +25,7 @@ import type {
   PrivateNotice,
   Signing,
 } from '../platform-driver';
+import { faultScopeOf, withinScope } from './call-scope';
 
 const SIGNING_SECRET = 'contract-slack-signing-secret';
 /** Who starts each conversation's thread, as a person writing to the bot would. */
@@ -116,10 +117,7 @@ export class SlackDriver implements PlatformDriver {
     fault: PlatformFault,
     scope: CallScope & { readonly times?: number } = {},
   ): void {
-    this.fake.failNext(METHODS[call], slackFault(fault), scope.times ?? 1, {
-      ...(scope.replica === undefined ? {} : { client: scope.replica }),
-      ...(scope.conversation === undefined ? {} : { channel: scope.conversation.channelId }),
-    });
+    this.fake.failNext(METHODS[call], slackFault(fault), scope.times ?? 1, faultScopeOf(scope));
   }
 
   clearFaults(): void {
@@ -133,9 +131,7 @@ export class SlackDriver implements PlatformDriver {
   callTimes(call: PlatformCall, scope: CallScope = {}): number[] {
     const method = METHODS[call];
     const matches = (c: SlackApiCall): boolean =>
-      (method === '*' || c.method === method) &&
-      (scope.replica === undefined || c.client === scope.replica) &&
-      (scope.conversation === undefined || c.args.channel === scope.conversation.channelId);
+      (method === '*' || c.method === method) && withinScope(c, c.args.channel, scope);
     return this.fake.calls.filter(matches).map((c) => new Date(c.at).getTime());
   }
 
