@@ -35,3 +35,5 @@ export * from './binding-output.consumer';
 export * from './binding-provision';
 export * from './replica-id';
 export * from './platform-call-timeout';
+export * from './inbound/signed-request.guard';
+export * from './rendering/prompt-status';

@@ -1,13 +1,11 @@
+import { Inject, Injectable } from '@nestjs/common';
 import {
-  type CanActivate,
-  type ExecutionContext,
-  Inject,
-  Injectable,
-  UnauthorizedException,
-} from '@nestjs/common';
+  type SignatureVerdict,
+  type SignedRequest,
+  SignedRequestGuard,
+} from '@tollgate/binding-core';
 import { SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { KeyObject } from 'node:crypto';
-import type { Request } from 'express';
 import type { Logger } from 'pino';
 import { DISCORD_CONFIG } from '../discord-binding.tokens';
 import type { DiscordBindingConfig } from '../discord-binding.config';
@@ -18,29 +16,23 @@ import { discordPublicKey, verifyDiscordSignature } from './discord-signature.ve
  * (Discord itself sends forged ones now and then to check this).
  */
 @Injectable()
-export class DiscordSignatureGuard implements CanActivate {
+export class DiscordSignatureGuard extends SignedRequestGuard {
   private readonly publicKey: KeyObject;
 
   constructor(
     @Inject(DISCORD_CONFIG) config: DiscordBindingConfig,
-    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    @Inject(SERVICE_LOGGER) logger: Logger,
   ) {
+    super('Discord', logger);
     this.publicKey = discordPublicKey(config.DISCORD_PUBLIC_KEY);
   }
 
-  canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<Request & { rawBody?: Buffer }>();
-    const verdict = verifyDiscordSignature(
+  protected verify(request: SignedRequest): SignatureVerdict {
+    return verifyDiscordSignature(
       this.publicKey,
       request.rawBody,
       request.header('x-signature-timestamp'),
       request.header('x-signature-ed25519'),
     );
-    if (verdict.ok) return true;
-    this.logger.warn(
-      { reason: verdict.reason, path: request.path },
-      'refused an unsigned Discord request',
-    );
-    throw new UnauthorizedException({ reason: verdict.reason });
   }
 }

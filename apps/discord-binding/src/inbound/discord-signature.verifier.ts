@@ -1,9 +1,6 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { SIGNATURE_WINDOW_SECONDS, type SignatureVerdict } from '@tollgate/binding-core';
 
-export type SignatureVerdict = { ok: true } | { ok: false; reason: string };
-
-/** Requests more than five minutes from now, in either direction, are refused. */
-const WINDOW_SECONDS = 5 * 60;
 /** DER SubjectPublicKeyInfo header of an Ed25519 key; the 32 raw key bytes follow it. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
@@ -35,7 +32,7 @@ export function verifyDiscordSignature(
   if (!signatureHeader || !/^[0-9a-fA-F]{128}$/.test(signatureHeader)) {
     return { ok: false, reason: 'missing_signature' };
   }
-  if (Math.abs(nowSeconds - Number(timestampHeader)) > WINDOW_SECONDS) {
+  if (Math.abs(nowSeconds - Number(timestampHeader)) > SIGNATURE_WINDOW_SECONDS) {
     return { ok: false, reason: 'stale_timestamp' };
   }
   const signed = Buffer.concat([Buffer.from(timestampHeader), rawBody]);

@@ -1,4 +1,4 @@
-import type { PromptView } from '@tollgate/binding-core';
+import { type PromptView, promptStatusLine, type StatusMarkup } from '@tollgate/binding-core';
 import type { Option, Person } from '@tollgate/protocol';
 
 /**
@@ -43,7 +43,7 @@ export function renderDiscordPrompt(view: PromptView, promptRef: string): Discor
     quote(request.displayText),
     `Requested by ${mention(request.requester)}`,
   ];
-  const status = statusLine(view);
+  const status = promptStatusLine(view, MARKUP);
   // The state line must survive truncation: the request text gives way first.
   const tail = status ? `\n${status}` : '';
   const content = truncate(lines.join('\n'), CONTENT_LIMIT - tail.length) + tail;
@@ -93,27 +93,6 @@ export function parseCustomId(
   return { optionKey: rest.slice(0, at), promptRef: rest.slice(at + 1) };
 }
 
-function statusLine(view: PromptView): string | undefined {
-  switch (view.kind) {
-    case 'pending':
-      return undefined;
-    case 'refreshed':
-      return ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
-    case 'resolved':
-      return `**${escape(view.label)}** by ${mention(view.resolvedBy)}`;
-    case 'abandoned':
-      return `:no_entry_sign: This request was superseded${reasonSuffix(view.reason, 'superseded')}.`;
-    case 'expired':
-      return `:hourglass: This request has expired${reasonSuffix(view.reason, 'expired')}.`;
-  }
-}
-
-function reasonSuffix(reason: string | undefined, already: string): string {
-  if (!reason) return '';
-  const trimmed = reason.replace(new RegExp(`^${already}\\s*`, 'i'), '').trim();
-  return trimmed ? ` (${escape(trimmed)})` : '';
-}
-
 /** A Discord user id is a snowflake; anyone else is shown by name. */
 export function mention(person: Person): string {
   return /^\d{1,20}$/.test(person.id)
@@ -147,3 +126,5 @@ function truncate(text: string, limit: number): string {
   if (limit <= 0) return '';
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
 }
+
+const MARKUP: StatusMarkup = { bold: (text) => `**${text}**`, escape, mention };

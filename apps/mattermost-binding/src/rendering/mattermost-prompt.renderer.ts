@@ -1,4 +1,4 @@
-import type { PromptView } from '@tollgate/binding-core';
+import { type PromptView, promptStatusLine, type StatusMarkup } from '@tollgate/binding-core';
 import type { Option, Person } from '@tollgate/protocol';
 import { signAction } from '../inbound/action-signature';
 
@@ -75,7 +75,7 @@ export function renderMattermostPrompt(
       `Requested by ${mention(request.requester)}`,
     MESSAGE_RUNE_LIMIT,
   );
-  const status = statusLine(view);
+  const status = promptStatusLine(view, MARKUP) ?? 'Choose an option below.';
   const live = view.kind === 'pending' || view.kind === 'refreshed';
   const attachment: MattermostAttachment = {
     fallback: truncateRunes(`${request.toolName} wants approval — ${status}`, 300),
@@ -115,31 +115,10 @@ function actionsFor(
   });
 }
 
-function statusLine(view: PromptView): string {
-  switch (view.kind) {
-    case 'pending':
-      return 'Choose an option below.';
-    case 'refreshed':
-      return ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
-    case 'resolved':
-      return `**${escape(view.label)}** by ${mention(view.resolvedBy)}`;
-    case 'abandoned':
-      return `:no_entry_sign: This request was superseded${reasonSuffix(view.reason, 'superseded')}.`;
-    case 'expired':
-      return `:hourglass: This request has expired${reasonSuffix(view.reason, 'expired')}.`;
-  }
-}
-
 function colorOf(view: PromptView): string {
   if (view.kind !== 'resolved') return COLORS[view.kind];
   const option = view.request.options.find((o) => o.key === view.optionKey);
   return option?.style === 'danger' ? COLORS.denied : COLORS.approved;
-}
-
-function reasonSuffix(reason: string | undefined, already: string): string {
-  if (!reason) return '';
-  const trimmed = reason.replace(new RegExp(`^(this request (has )?)?${already}\\s*`, 'i'), '');
-  return trimmed.trim() ? ` (${escape(trimmed.trim())})` : '';
 }
 
 /** `@username` when the person is known by a Mattermost username, else their name or id. */
@@ -171,3 +150,5 @@ export function truncateRunes(text: string, limit: number): string {
   const runes = [...text];
   return runes.length <= limit ? text : `${runes.slice(0, limit - 1).join('')}…`;
 }
+
+const MARKUP: StatusMarkup = { bold: (text) => `**${text}**`, escape, mention };

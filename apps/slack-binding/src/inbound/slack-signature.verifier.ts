@@ -1,9 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-
-export type SignatureVerdict = { ok: true } | { ok: false; reason: string };
-
-/** Slack refuses requests more than five minutes from now, in either direction. */
-const WINDOW_SECONDS = 5 * 60;
+import { SIGNATURE_WINDOW_SECONDS, type SignatureVerdict } from '@tollgate/binding-core';
 
 /**
  * Slack's request signing: HMAC-SHA256 over `v0:<timestamp>:<raw body>` with the signing
@@ -21,7 +17,7 @@ export function verifySlackSignature(
   if (!timestampHeader || !/^\d+$/.test(timestampHeader))
     return { ok: false, reason: 'missing_timestamp' };
   if (!signatureHeader?.startsWith('v0=')) return { ok: false, reason: 'missing_signature' };
-  if (Math.abs(nowSeconds - Number(timestampHeader)) > WINDOW_SECONDS) {
+  if (Math.abs(nowSeconds - Number(timestampHeader)) > SIGNATURE_WINDOW_SECONDS) {
     return { ok: false, reason: 'stale_timestamp' };
   }
   const expected = createHmac('sha256', secret)

@@ -1,4 +1,4 @@
-import type { PromptView } from '@tollgate/binding-core';
+import { type PromptView, promptStatusLine, type StatusMarkup } from '@tollgate/binding-core';
 import type { Button, KnownBlock } from '@slack/types';
 import type { Option, Person } from '@tollgate/protocol';
 
@@ -36,7 +36,7 @@ export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMes
       elements: request.options.map((option) => button(option, promptRef)),
     });
   }
-  const status = statusLine(view);
+  const status = promptStatusLine(view, MARKUP);
   if (status) {
     blocks.push({
       type: 'context',
@@ -48,21 +48,6 @@ export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMes
   return { text: truncate(fallback, FALLBACK_LIMIT), blocks };
 }
 
-function statusLine(view: PromptView): string | undefined {
-  switch (view.kind) {
-    case 'pending':
-      return undefined;
-    case 'refreshed':
-      return ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
-    case 'resolved':
-      return `*${escape(view.label)}* by ${mention(view.resolvedBy)}`;
-    case 'abandoned':
-      return `:no_entry_sign: This request was superseded${reasonSuffix(view.reason, 'superseded')}.`;
-    case 'expired':
-      return `:hourglass: This request has expired${reasonSuffix(view.reason, 'expired')}.`;
-  }
-}
-
 function button(option: Option, promptRef: string): Button {
   return {
     type: 'button',
@@ -72,12 +57,6 @@ function button(option: Option, promptRef: string): Button {
     // Slack knows primary and danger; the default style is the absence of `style`.
     ...(option.style === 'default' ? {} : { style: option.style }),
   };
-}
-
-function reasonSuffix(reason: string | undefined, already: string): string {
-  if (!reason) return '';
-  const trimmed = reason.replace(new RegExp(`^${already}\\s*`, 'i'), '').trim();
-  return trimmed ? ` (${escape(trimmed)})` : '';
 }
 
 function mention(person: Person): string {
@@ -105,3 +84,5 @@ function plain(mrkdwn: string): string {
 function truncate(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 1)}…`;
 }
+
+const MARKUP: StatusMarkup = { bold: (text) => `*${text}*`, escape, mention };

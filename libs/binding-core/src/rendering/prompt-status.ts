@@ -1,0 +1,39 @@
+import type { Person } from '@tollgate/protocol';
+import type { PromptView } from '../platform-adapter.port';
+
+/** How a platform's markup writes bold text, escapes user text and mentions a person. */
+export interface StatusMarkup {
+  bold(text: string): string;
+  escape(text: string): string;
+  mention(person: Person): string;
+}
+
+/**
+ * The lifecycle line every binding shows under a prompt, worded once (PROTOCOL.md §7: "still
+ * valid" and "restart", "superseded", "expired", the decision and who). Undefined while the
+ * prompt is simply pending.
+ */
+export function promptStatusLine(view: PromptView, markup: StatusMarkup): string | undefined {
+  switch (view.kind) {
+    case 'pending':
+      return undefined;
+    case 'refreshed':
+      return ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
+    case 'resolved':
+      return `${markup.bold(markup.escape(view.label))} by ${markup.mention(view.resolvedBy)}`;
+    case 'abandoned':
+      return `:no_entry_sign: This request was superseded${reasonSuffix(view.reason, 'superseded', markup)}.`;
+    case 'expired':
+      return `:hourglass: This request has expired${reasonSuffix(view.reason, 'expired', markup)}.`;
+  }
+}
+
+/** The session's reason, without the words the banner already says ("this request has expired"). */
+function reasonSuffix(reason: string | undefined, already: string, markup: StatusMarkup): string {
+  if (!reason) return '';
+  const rest = reason
+    .replace(new RegExp(`^(this request (has )?)?${already}`, 'i'), '')
+    .replace(/^[\s:,.-]+/, '')
+    .trim();
+  return rest ? ` (${markup.escape(rest)})` : '';
+}
