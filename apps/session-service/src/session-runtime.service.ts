@@ -96,7 +96,6 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       dataSource,
       subjects,
       channel,
-      undefined,
       failpointFor(this.config.TOLLGATE_FAILPOINT),
     );
     this.relay = new OutboxRelay({

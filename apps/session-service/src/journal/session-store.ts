@@ -34,8 +34,9 @@ export class SessionStore {
     private readonly dataSource: DataSource,
     private readonly subjects: Subjects,
     private readonly outboxChannel: string,
-    private readonly now: () => string = () => new Date().toISOString(),
     readonly failpoint: Failpoint = noFailpoint,
+    /** Injected so tests can fix the clock; every event of a decision shares one instant. */
+    readonly now: () => string = () => new Date().toISOString(),
   ) {}
 
   async decide(
@@ -193,10 +194,6 @@ export class SessionStore {
     return outputs.length;
   }
 
-  nowIso(): string {
-    return this.now();
-  }
-
   private async append(
     manager: EntityManager,
     events: readonly (JournaledEvent & { sessionId: string })[],
@@ -308,7 +305,7 @@ class DecisionRun {
       const events = await this.store.load(this.runner.manager, this.sessionId);
       const recorder = new SessionRecorder(
         replay(this.sessionId, events),
-        this.store.nowIso(),
+        this.store.now(),
         async (r, point) => {
           await this.commit(r, { reopen: true });
           this.store.failpoint(point);

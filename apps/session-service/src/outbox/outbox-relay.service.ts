@@ -40,7 +40,6 @@ export class OutboxRelay {
   private poll?: NodeJS.Timeout;
   private readonly batchSize: number;
   private readonly logger: Logger;
-  published = 0;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 500;
@@ -113,7 +112,6 @@ export class OutboxRelay {
       await manager.query(`UPDATE outbox SET sent_at = now() WHERE position = ANY($1::bigint[])`, [
         rows.map((r) => r.position),
       ]);
-      this.published += rows.length;
       return rows.length;
     });
   }
