@@ -31,6 +31,12 @@ export class ReadinessService {
   }
 
   async report(): Promise<ReadinessReport> {
+    // Details are read before the checks are awaited, in the same tick as the list of
+    // checks is taken: a role read afterwards could claim "active" beside the check list of
+    // a standby that took over meanwhile.
+    const details = Object.fromEntries(
+      Object.entries(this.details).map(([key, value]) => [key, value()]),
+    );
     const results = await Promise.all(
       this.checks.map(async (c) => {
         try {
@@ -41,9 +47,6 @@ export class ReadinessService {
       }),
     );
     const checks = Object.fromEntries(results);
-    const details = Object.fromEntries(
-      Object.entries(this.details).map(([key, value]) => [key, value()]),
-    );
     return { ready: results.every(([, ok]) => ok), checks, details };
   }
 }
