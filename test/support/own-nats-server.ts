@@ -19,6 +19,13 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+export interface OwnNatsServerOptions {
+  /** A configuration file (e.g. the authorization `npm run nats:config` writes). */
+  readonly configFile?: string;
+  /** The server's environment, for the variables that file references. */
+  readonly env?: Record<string, string>;
+}
+
 /**
  * A private nats-server with JetStream for tests that stop and restart it; the shared
  * server is never touched. It keeps its port and store directory across restarts.
@@ -29,12 +36,14 @@ export class OwnNatsServer {
   private constructor(
     readonly port: number,
     private readonly storeDir: string,
+    private readonly options: OwnNatsServerOptions,
   ) {}
 
-  static async start(): Promise<OwnNatsServer> {
+  static async start(options: OwnNatsServerOptions = {}): Promise<OwnNatsServer> {
     const server = new OwnNatsServer(
       await freePort(),
       await mkdtemp(join(tmpdir(), 'tollgate-nats-')),
+      options,
     );
     await server.restart();
     return server;
@@ -46,10 +55,14 @@ export class OwnNatsServer {
 
   async restart(): Promise<void> {
     if (this.child) throw new Error('nats-server is already running');
+    const { configFile, env } = this.options;
     const child = spawn(
       NATS_SERVER,
-      ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
-      { stdio: 'ignore' },
+      [
+        ...(configFile ? ['-c', configFile] : []),
+        ...['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
+      ],
+      { stdio: 'ignore', env: { PATH: process.env.PATH, ...env } },
     );
     this.child = child;
     child.once('exit', () => {

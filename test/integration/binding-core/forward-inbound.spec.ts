@@ -103,7 +103,7 @@ describe('binding core: inbound clicks and messages', () => {
     return { ...p, ref };
   }
 
-  it('B2 a click becomes one ToolInteractionResponse on <prefix>.cmd.<sessionId>.response, keyed by the command id', async () => {
+  it('B2 a click becomes one ToolInteractionResponse on <prefix>.cmd.<platform>.<sessionId>.response, keyed by the command id', async () => {
     const p = await postedPrompt();
     const click: Click = {
       promptRef: p.promptRef,
@@ -134,7 +134,7 @@ describe('binding core: inbound clicks and messages', () => {
         : undefined,
     );
     expect(command).toEqual({
-      subject: `${harness.prefix}.cmd.${p.sessionId}.response`,
+      subject: `${harness.prefix}.cmd.${p.conversation.platform}.${p.sessionId}.response`,
       msgId: click.commandId,
       command: expected,
     });
@@ -196,7 +196,7 @@ describe('binding core: inbound clicks and messages', () => {
       return found.length === 1 ? found : undefined;
     });
     expect(command).toEqual({
-      subject: `${harness.prefix}.cmd.${sessionId}.message`,
+      subject: `${harness.prefix}.cmd.${conversation.platform}.${sessionId}.message`,
       msgId: 'Ev0001',
       command: {
         type: 'UserMessage',

@@ -16,7 +16,14 @@ export function commandMessageHandler(
 ): (message: DeliveredMessage) => Promise<void> {
   return async (message) => {
     const parsed = parseCommandForSubject(subjects, message.subject, message.data);
-    if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
+    if (!parsed.ok) {
+      // Not malformed but misrouted: the sender's NATS permissions cover the subject's platform,
+      // so a command for another platform's session is refused under its own reason.
+      if (parsed.reason === 'platform_mismatch') {
+        throw new PermanentFailure(`${parsed.reason}: ${parsed.detail}`);
+      }
+      throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
+    }
     const command = parsed.value;
     try {
       const result = await handleCommand.execute(command);

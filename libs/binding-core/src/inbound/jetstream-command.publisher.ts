@@ -3,7 +3,7 @@ import { commandSubject, encodeMessage, type Command, type Subjects } from '@tol
 import type { CommandPublisher } from './command-publisher.port';
 
 /**
- * {@link CommandPublisher} on `<prefix>.cmd.<sessionId>.<kind>`. The publisher is reached
+ * {@link CommandPublisher} on `<prefix>.cmd.<platform>.<sessionId>.<kind>`. The publisher is reached
  * lazily: a click may arrive while the service is still connecting, and should then wait.
  */
 export class JetStreamCommandPublisher implements CommandPublisher {
