@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Logger } from 'pino';
 import type { BaseConfig, ServiceName } from './base-config';
 import { ConfigError } from './config-error';
+import { configuredSecrets } from './configured-secrets';
 import { createLogger, PinoNestLogger } from './logger';
 
 export interface ServiceDefinition<C extends BaseConfig> {
@@ -32,7 +33,9 @@ export async function bootstrapService<C extends BaseConfig>(
     process.exit(1);
   }
 
-  const logger = createLogger(definition.service, config.LOG_LEVEL);
+  const logger = createLogger(definition.service, config.LOG_LEVEL, {
+    secrets: configuredSecrets(config),
+  });
   process.on('uncaughtException', (error) => {
     logger.fatal({ err: error }, 'uncaught exception');
     process.exit(1);

@@ -3,6 +3,8 @@ export * from './bootstrap';
 export * from './config-error';
 export * from './nats-credentials.config';
 export * from './logger';
+export * from './configured-secrets';
+export * from './secret-scrubber';
 export * from './metrics.service';
 export * from './readiness.service';
 export * from './service-runtime.module';
