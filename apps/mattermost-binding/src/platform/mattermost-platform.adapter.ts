@@ -6,6 +6,7 @@ import {
   OUTPUT_ID_PROP,
   PROMPT_REF_PROP,
   renderMattermostPrompt,
+  renderMattermostText,
   truncateRunes,
   type MattermostRenderSettings,
 } from '../rendering/mattermost-prompt.renderer';
@@ -81,7 +82,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     await this.client.createPostEphemeral(to.id, {
       channel_id: near?.channelId ?? conversation.channelId,
       root_id: conversation.threadId,
-      message: truncateRunes(text, MESSAGE_RUNE_LIMIT),
+      message: truncateRunes(renderMattermostText(text), MESSAGE_RUNE_LIMIT),
     });
   }
 
@@ -94,7 +95,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     const created = await this.client.createPost({
       channel_id: conversation.channelId,
       root_id: conversation.threadId,
-      message: truncateRunes(text, MESSAGE_RUNE_LIMIT),
+      message: truncateRunes(renderMattermostText(text), MESSAGE_RUNE_LIMIT),
       props: { [OUTPUT_ID_PROP]: outputId },
     });
     return { channelId: created.channel_id || conversation.channelId, messageId: created.id };

@@ -2,10 +2,18 @@ import type { PromptView } from '@tollgate/binding-core';
 import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
 import { verifyActionContext } from '../inbound/action-signature';
 import {
+  FORGED_LINKS,
+  HOSTILE,
+  hostileViews,
+  MASS_MENTIONS,
+} from '../../../../libs/binding-core/src/testing/hostile-text.fixture';
+import {
   actionIdOf,
+  mention,
   MESSAGE_RUNE_LIMIT,
   PROMPT_REF_PROP,
   renderMattermostPrompt,
+  renderMattermostText,
 } from './mattermost-prompt.renderer';
 
 const SETTINGS = {
@@ -118,5 +126,55 @@ describe('renderMattermostPrompt', () => {
     expect(actionIdOf('approve_once')).toBe('approveonce');
     expect(actionIdOf('a-b:c.d')).toBe('abcd');
     expect(actionIdOf('___')).toBe('option');
+  });
+});
+
+describe('X5 — Mattermost: text cannot ping or forge links', () => {
+  const resolver = { id: 'u9approver', displayName: 'approver' };
+
+  /** The fields the server scans for mentions: the message and the attachment text. */
+  function mentionFieldsOf(view: PromptView): string[] {
+    const post = render(view);
+    return [post.message, ...post.props.attachments.map((a) => a.text)];
+  }
+
+  function expectInert(text: string) {
+    // The server's channel-wide mentions, and any @username but the two the binding writes.
+    expect(text).not.toMatch(/@(channel|all|here|everyone)/i);
+    expect(text.replace(/@(alice|approver)\b/g, '')).not.toMatch(/@[a-z0-9]/i);
+    // A Markdown link needs `](`, `][` or `]:`.
+    expect(text).not.toMatch(/\][([:]/);
+  }
+
+  it.each(MASS_MENTIONS)('X5 %s in any field mentions no one', (attack) => {
+    for (const view of hostileViews(request, attack, resolver)) {
+      for (const text of mentionFieldsOf(view)) expectInert(text);
+    }
+    expectInert(renderMattermostText(`reply ${attack}`));
+  });
+
+  it.each(FORGED_LINKS)('X5 %j shows its real address, behind no other text', (attack) => {
+    for (const view of hostileViews(request, attack, resolver)) {
+      const texts = mentionFieldsOf(view);
+      for (const text of texts) expectInert(text);
+      expect(texts.join('\n')).toContain('evil.example');
+    }
+    expectInert(renderMattermostText(attack));
+    expect(renderMattermostText(attack)).toContain('https://evil.example/');
+  });
+
+  it.each(['channel', 'all', 'here', 'Channel'])(
+    'X5 a person named %s is never written as an @-mention',
+    (name) => {
+      expect(mention({ id: 'u1', displayName: name })).not.toMatch(/^@/);
+      expectInert(mention({ id: 'u1', displayName: name }));
+    },
+  );
+
+  it('X5 the resolver mention in the Resolved banner still renders as a mention', () => {
+    const [resolved] = hostileViews(request, HOSTILE, resolver).filter(
+      (v) => v.kind === 'resolved',
+    );
+    expect(render(resolved).props.attachments[0]?.text).toMatch(/ by @approver$/);
   });
 });

@@ -1,4 +1,10 @@
-import { type PromptView, promptStatusLine, type StatusMarkup } from '@tollgate/binding-core';
+import {
+  breakMarkdownLinks,
+  breakMentions,
+  type PromptView,
+  promptStatusLine,
+  type StatusMarkup,
+} from '@tollgate/binding-core';
 import type { Option, Person } from '@tollgate/protocol';
 import { signAction } from '../inbound/action-signature';
 
@@ -121,15 +127,22 @@ function colorOf(view: PromptView): string {
   return option?.style === 'danger' ? COLORS.denied : COLORS.approved;
 }
 
-/** `@username` when the person is known by a Mattermost username, else their name or id. */
+/**
+ * `@username` when the person is known by a Mattermost username, else their name or id. The
+ * names Mattermost reads as channel-wide mentions are never written after an `@`.
+ */
 export function mention(person: Person): string {
   const name = person.displayName;
-  if (name && /^[a-z0-9._-]+$/i.test(name)) return `@${name}`;
+  if (name && /^[a-z0-9._-]+$/i.test(name) && !CHANNEL_WIDE.has(name.toLowerCase())) {
+    return `@${name}`;
+  }
   return escape(name ?? person.id);
 }
 
+const CHANNEL_WIDE = new Set(['all', 'channel', 'here']);
+
 function quote(text: string): string {
-  return text
+  return inert(text)
     .split('\n')
     .map((line) => `> ${line}`)
     .join('\n');
@@ -137,12 +150,27 @@ function quote(text: string): string {
 
 /** Markdown emphasis and link characters in names would change how the message reads. */
 function escape(text: string): string {
-  return text.replace(/([\\*~`[\]])/g, '\\$1');
+  return inert(text.replace(/([\\*~`[\]])/g, '\\$1'));
+}
+
+/**
+ * The server notifies for `@channel`, `@all`, `@here` and `@username` in the message and in
+ * attachment text, and no post prop stops that (`mentionHighlightDisabled` only changes how
+ * clients highlight). So the text itself is made inert; Markdown links too, so
+ * `[bank.com](https://evil)` shows its real address.
+ */
+function inert(text: string): string {
+  return breakMarkdownLinks(breakMentions(text));
 }
 
 /** A tool name as inline code, which shows it verbatim (underscores and all). */
 function code(text: string): string {
-  return `\`${text.replace(/`/g, "'")}\``;
+  return `\`${inert(text.replace(/`/g, "'"))}\``;
+}
+
+/** A reply or notice: its Markdown kept, its mentions and links made inert. */
+export function renderMattermostText(text: string): string {
+  return inert(text);
 }
 
 /** Cuts to `limit` runes (code points), as the server counts them, ending with an ellipsis. */

@@ -181,11 +181,7 @@ export class SessionStore {
         events.map((e) => ({ ...e, sessionId })),
       );
       await this.project(manager, [recorder]);
-      await projectAlwaysGrants(
-        manager,
-        recorder.current,
-        events.map((e) => e.event),
-      );
+      await projectAlwaysGrants(manager, recorder.current, events);
     }
     if (outputs.length > 0) {
       await this.enqueue(manager, outputs);

@@ -4,6 +4,7 @@ import type { SessionDeps } from './session-deps';
 import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
 import type { ProviderMessage, ToolCall, TurnContext } from './session-event';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
+import { holdsSessionGrant } from './session-state';
 import { ToolArgumentError } from '../../tools/tool';
 
 const RESULT_DENIED = 'denied';
@@ -115,15 +116,23 @@ async function startBatch(
   return gated.length > 0;
 }
 
-/** "Allow in this chat" lives in the journal; "Always allow" in the workspace's grants. */
+/**
+ * "Allow in this chat" lives in the journal, "Always allow" in `tool_grants`; either counts
+ * only when the person whose message started the turn holds it. An automation message has
+ * no person behind it, so no one's grant applies: only the policy's `mode: auto` does.
+ */
 async function isGranted(
   recorder: SessionRecorder,
   deps: SessionDeps,
   toolName: string,
 ): Promise<boolean> {
   const state = recorder.current;
-  if (state.sessionGrants.includes(toolName)) return true;
-  return state.conversation ? deps.grants.isAlwaysAllowed(state.conversation, toolName) : false;
+  const requester = lastUserMessage(recorder);
+  if (requester.principal !== 'user') return false;
+  if (holdsSessionGrant(state, requester.sender.id, toolName)) return true;
+  return state.conversation
+    ? deps.grants.isAlwaysAllowed(state.conversation, requester.sender.id, toolName)
+    : false;
 }
 
 /**
