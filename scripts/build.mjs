@@ -98,4 +98,5 @@ const old = join(root, `.dist-old-${process.pid}`);
 await rename(finalDist, old).catch(() => undefined);
 await rename(dist, finalDist);
 await rm(old, { recursive: true, force: true });
-console.log(`built ${count} files into dist/ in ${Date.now() - started} ms`);
+// On stderr: `npm run tollgate -- … --json` pipes the CLI's stdout, which must hold only its output.
+console.error(`built ${count} files into dist/ in ${Date.now() - started} ms`);
