@@ -13,6 +13,7 @@ import {
   slashCommandBody,
   tamperedContext,
 } from '../../fakes/mattermost-inbound.payloads';
+import { alice, bob } from '../../support/commands';
 import { uniqueToken } from '../../support/unique';
 import type {
   CallScope,
@@ -35,6 +36,11 @@ const COMMAND_TOKEN = 'contract-mattermost-command-token';
 const PUBLIC_URL = 'http://tollgate-binding.test';
 /** Who starts each conversation's thread, as a person writing to the bot would. */
 const THREAD_STARTER = 'threadstarter0000000000000';
+/**
+ * The members of every fresh conversation's channel: the binding answers a click only from a
+ * member (PROTOCOL.md §5), and the suites click as these people.
+ */
+const CHANNEL_MEMBERS = [THREAD_STARTER, alice.id, bob.id];
 
 const ROUTES: Record<PlatformCall, MattermostRoute | '*'> = {
   post: 'createPost',
@@ -89,6 +95,7 @@ export class MattermostDriver implements PlatformDriver {
   /** A thread a person started (the fake holds its root post, so the thread can be read). */
   freshConversation(): Conversation {
     const channelId = uniqueToken('ch').padEnd(26, '0').slice(0, 26);
+    this.fake.addChannelMembers(channelId, CHANNEL_MEMBERS);
     const root = this.fake.addUserPost({
       channel_id: channelId,
       user_id: THREAD_STARTER,
@@ -164,16 +171,7 @@ export class MattermostDriver implements PlatformDriver {
     clicker: Person,
     signing: Signing = 'valid',
   ): Promise<Response> {
-    const raw = button.raw as RawButton;
-    const stored = this.fake.post(raw.postId);
-    if (!stored) throw new Error(`no post ${raw.postId}`);
-    const integration = storedIntegration(stored, raw.actionId);
-    if (!integration?.url || !integration.context) {
-      throw new Error(`post ${raw.postId} never held an integration for ${raw.actionId}`);
-    }
-    if (!integration.url.startsWith(`${PUBLIC_URL}/`)) {
-      throw new Error(`the integration URL ${integration.url} is not under ${PUBLIC_URL}`);
-    }
+    const { stored, integration } = this.integrationOf(button);
     const context =
       signing === 'valid' ? integration.context : tamperedContext(integration.context, signing);
     const body = actionCallbackBody({
@@ -204,6 +202,31 @@ export class MattermostDriver implements PlatformDriver {
       }
     }
     return response;
+  }
+
+  /**
+   * The context Mattermost POSTs back for this button, as one captured from a click (or from a
+   * log or proxy on the way) would be: the stored one, nonce and sig included.
+   */
+  capturedContext(button: ChatButton): Record<string, unknown> {
+    return structuredClone(this.integrationOf(button).integration.context);
+  }
+
+  private integrationOf(button: ChatButton): {
+    stored: FakeMattermostPost;
+    integration: { url: string; context: Record<string, unknown> };
+  } {
+    const raw = button.raw as RawButton;
+    const stored = this.fake.post(raw.postId);
+    if (!stored) throw new Error(`no post ${raw.postId}`);
+    const integration = storedIntegration(stored, raw.actionId);
+    if (!integration?.url || !integration.context) {
+      throw new Error(`post ${raw.postId} never held an integration for ${raw.actionId}`);
+    }
+    if (!integration.url.startsWith(`${PUBLIC_URL}/`)) {
+      throw new Error(`the integration URL ${integration.url} is not under ${PUBLIC_URL}`);
+    }
+    return { stored, integration: { url: integration.url, context: integration.context } };
   }
 
   /** A slash command typed in the thread's reply box; `forged`/`stale` carry a wrong token. */
