@@ -1,4 +1,5 @@
 import type { Conversation, Person } from '@tollgate/protocol';
+import { signAction } from '../../../apps/mattermost-binding/src/inbound/action-signature';
 import {
   MATTERMOST_FAKE_DEFAULTS,
   MattermostApiFake,
@@ -16,6 +17,7 @@ import {
 import { alice, bob } from '../../support/commands';
 import { uniqueToken } from '../../support/unique';
 import type {
+  ButtonTamper,
   CallScope,
   ChatButton,
   ChatMessageView,
@@ -68,6 +70,8 @@ function mattermostFault(fault: PlatformFault): MattermostFault {
 interface RawButton {
   readonly postId: string;
   readonly actionId: string;
+  /** Sent instead of the stored context (a tampered button). */
+  readonly context?: Record<string, unknown>;
 }
 
 export class MattermostDriver implements PlatformDriver {
@@ -172,8 +176,8 @@ export class MattermostDriver implements PlatformDriver {
     signing: Signing = 'valid',
   ): Promise<Response> {
     const { stored, integration } = this.integrationOf(button);
-    const context =
-      signing === 'valid' ? integration.context : tamperedContext(integration.context, signing);
+    const sent = (button.raw as RawButton).context ?? integration.context;
+    const context = signing === 'valid' ? sent : tamperedContext(sent, signing);
     const body = actionCallbackBody({
       userId: clicker.id,
       ...(clicker.displayName ? { userName: clicker.displayName } : {}),
@@ -210,6 +214,22 @@ export class MattermostDriver implements PlatformDriver {
    */
   capturedContext(button: ChatButton): Record<string, unknown> {
     return structuredClone(this.integrationOf(button).integration.context);
+  }
+
+  /**
+   * The stored context with the option or the prompt swapped and signed again with the
+   * binding's action secret; the post's nonce is kept, as the captured context carried it.
+   */
+  tamperedButton(button: ChatButton, change: ButtonTamper): ChatButton {
+    const captured = this.capturedContext(button);
+    const fields = {
+      sessionId: change.prompt?.sessionId ?? String(captured.sessionId),
+      callId: change.prompt?.callId ?? String(captured.callId),
+      optionKey: change.optionKey ?? String(captured.optionKey),
+      nonce: String(captured.nonce),
+    };
+    const context = { ...fields, sig: signAction(ACTION_SECRET, fields) };
+    return { ...button, raw: { ...(button.raw as RawButton), context } satisfies RawButton };
   }
 
   private integrationOf(button: ChatButton): {
