@@ -9,7 +9,7 @@ import {
 } from '../fakes/mattermost-inbound.payloads';
 import { BindingFixture } from '../support/binding.fixture';
 import { alice, bob } from '../support/commands';
-import { requestOutput, resolvedOutput } from '../support/outputs';
+import { requestOutput, resolvedOutput, updateOutput } from '../support/outputs';
 import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
 
@@ -140,6 +140,23 @@ describe('X3 — Mattermost clicks are bound to their post, channel and channel 
       ),
     );
     expect([...nonces]).toEqual([nonceOf(first)]);
+  });
+
+  it('X3 a prompt re-posted from a refresh the journal had no record of answers clicks: its nonce is journaled', async () => {
+    const conversation = driver.freshConversation();
+    const request = requestOutput(conversation, 'call_x3_reposted', 5);
+    await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
+    const message = await waitFor('the re-posted prompt', () =>
+      driver.messagesIn(conversation).find((m) => m.buttons.length > 0),
+    );
+    const shown: Shown = { conversation, request, message };
+    expect((await driver.click(binding.url, message, approve(shown), alice)).status).toBe(200);
+    await waitFor('the response', () =>
+      binding.commands.find(
+        (c) =>
+          c.command.sessionId === request.sessionId && c.command.type === 'ToolInteractionResponse',
+      ),
+    );
   });
 
   it('X3 a captured context replayed on another post gets 401 and publishes nothing', async () => {
