@@ -52,7 +52,12 @@ describe('binding core: inbound clicks and messages', () => {
       },
     });
     const commands = new JetStreamCommandPublisher(harness.subjects, async () => harness.publisher);
-    forwardClick = new ForwardClick({ prompts: harness.prompts, commands, now: () => NOW });
+    forwardClick = new ForwardClick({
+      platform: 'slack',
+      prompts: harness.prompts,
+      commands,
+      now: () => NOW,
+    });
     forwardMessage = new ForwardMessage({ sessions: harness.sessions, commands, now: () => NOW });
     hasSession = new HasSession(harness.sessions);
   });

@@ -1,10 +1,12 @@
 import { Body, Controller, HttpCode, Inject, Post, UnauthorizedException } from '@nestjs/common';
-import { ForwardClick, promptRefOf } from '@tollgate/binding-core';
+import { ForwardClick, PromptJournalRepository } from '@tollgate/binding-core';
 import { SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { MattermostBindingConfig } from '../mattermost-binding.config';
 import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
 import { verifyActionContext } from './action-signature';
+import { ChannelMembership } from './channel-membership.cache';
+import { checkClick, type ClickCheck } from './mattermost-click.rules';
 
 /** What Mattermost POSTs to a button's `integration.url` (PostActionIntegrationRequest). */
 interface ActionCallback {
@@ -24,17 +26,23 @@ interface ActionReply {
 }
 
 const EXPIRED_NOTICE = 'This request is no longer valid; nothing was run.';
+const NOT_A_MEMBER_NOTICE =
+  'Only members of this channel can answer this request; nothing was run.';
 const RETRY_NOTICE = 'Tollgate could not take that click just now; please try again.';
 
 /**
  * Button clicks become ToolInteractionResponse commands carrying the clicker. Mattermost signs
- * nothing, so the click is believed only when the HMAC in its context checks out. The prompt
- * is not touched here: it changes only when the session answers.
+ * nothing, so a click is believed only when the HMAC in its context checks out, the journal
+ * holds that prompt with that context's nonce on that very post, and the clicker is a member
+ * of the post's channel (PROTOCOL.md §5, revised 2026-11-30). The prompt is not touched here:
+ * it changes only when the session answers.
  */
 @Controller('mattermost')
 export class MattermostActionsController {
   constructor(
     private readonly forwardClick: ForwardClick,
+    private readonly prompts: PromptJournalRepository,
+    private readonly membership: ChannelMembership,
     @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
@@ -43,33 +51,66 @@ export class MattermostActionsController {
   @HttpCode(200)
   async receive(@Body() body: ActionCallback | undefined): Promise<ActionReply> {
     const verdict = verifyActionContext(this.config.MATTERMOST_ACTION_SECRET, body?.context);
-    if (!verdict.ok) {
-      this.logger.warn({ reason: verdict.reason }, 'refused an unsigned Mattermost action');
-      throw new UnauthorizedException({ reason: verdict.reason });
-    }
-    const userId = str(body?.user_id);
-    if (!userId) return { ephemeral_text: EXPIRED_NOTICE };
-    const userName = str(body?.user_name);
-    const postId = str(body?.post_id);
-    const channelId = str(body?.channel_id);
+    if (!verdict.ok) this.refuse(verdict.reason, 'refused an unsigned Mattermost action');
     const { sessionId, callId, optionKey } = verdict.context;
+    const log = this.logger.child({ platform: 'mattermost', sessionId, callId });
+    const userName = str(body?.user_name);
+    let check: ClickCheck;
     try {
+      check = checkClick(
+        verdict.context,
+        {
+          userId: str(body?.user_id),
+          postId: str(body?.post_id),
+          channelId: str(body?.channel_id),
+        },
+        await this.prompts.findByKey({ sessionId, callId }),
+      );
+    } catch (error) {
+      return this.failed(error, log);
+    }
+    switch (check.kind) {
+      case 'refuse':
+        return this.refuse(check.reason, 'refused a Mattermost action', log);
+      case 'expired':
+        // Its post already shows no buttons: the journal clears a prompt only once the edit
+        // removing them went through. The session would only say the same, later.
+        log.info('a click on a cleared prompt; telling the clicker');
+        return { ephemeral_text: EXPIRED_NOTICE };
+      case 'check_member':
+        break;
+    }
+    const { userId, messageRef, promptRef } = check;
+    try {
+      if (!(await this.membership.isMember(messageRef.channelId, userId))) {
+        log.warn('refused a Mattermost action by someone not in the channel');
+        return { ephemeral_text: NOT_A_MEMBER_NOTICE };
+      }
       const result = await this.forwardClick.execute({
-        promptRef: promptRefOf({ sessionId, callId }),
+        promptRef,
         optionKey,
         clicker: { id: userId, ...(userName ? { displayName: userName } : {}) },
         // PROTOCOL.md §1: the click's trigger_id, else its post and clicker.
-        commandId: str(body?.trigger_id) || `${postId ?? callId}:${userId}`,
-        ...(postId && channelId ? { messageRef: { channelId, messageId: postId } } : {}),
+        commandId: str(body?.trigger_id) || `${messageRef.messageId}:${userId}`,
+        messageRef,
       });
       if (result.kind === 'forwarded') return {};
-      this.logger.info({ result: result.kind }, 'a click could not be forwarded');
+      log.info({ result: result.kind }, 'a click could not be forwarded');
       return { ephemeral_text: EXPIRED_NOTICE };
     } catch (error) {
-      // Mattermost never retries a callback: tell the clicker instead of failing the action.
-      this.logger.error({ err: error }, 'could not forward a Mattermost click');
-      return { ephemeral_text: RETRY_NOTICE };
+      return this.failed(error, log);
     }
+  }
+
+  /** Mattermost never retries a callback: tell the clicker instead of failing the action. */
+  private failed(error: unknown, log: Logger): ActionReply {
+    log.error({ err: error }, 'could not take a Mattermost click');
+    return { ephemeral_text: RETRY_NOTICE };
+  }
+
+  private refuse(reason: string, message: string, log: Logger = this.logger): never {
+    log.warn({ reason }, message);
+    throw new UnauthorizedException({ reason });
   }
 }
 

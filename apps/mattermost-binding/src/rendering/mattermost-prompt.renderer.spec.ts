@@ -12,9 +12,12 @@ import {
   mention,
   MESSAGE_RUNE_LIMIT,
   PROMPT_REF_PROP,
+  MissingPostNonce,
   renderMattermostPrompt,
   renderMattermostText,
 } from './mattermost-prompt.renderer';
+
+const NONCE = '0123456789abcdef0123456789abcdef';
 
 const SETTINGS = {
   actionUrl: 'https://tollgate.example/mattermost/actions',
@@ -44,7 +47,7 @@ const request: ToolInteractionRequest = {
 };
 
 function render(view: PromptView) {
-  return renderMattermostPrompt(view, 'ref123', SETTINGS);
+  return renderMattermostPrompt(view, { promptRef: 'ref123', postNonce: NONCE }, SETTINGS);
 }
 
 describe('renderMattermostPrompt', () => {
@@ -70,7 +73,7 @@ describe('renderMattermostPrompt', () => {
       const verdict = verifyActionContext(SETTINGS.actionSecret, action.integration.context);
       expect(verdict).toMatchObject({
         ok: true,
-        context: { sessionId: 'mattermost-abc', callId: 'call_1' },
+        context: { sessionId: 'mattermost-abc', callId: 'call_1', nonce: NONCE },
       });
     }
     expect(actions[3].integration.context.optionKey).toBe('deny');
@@ -120,6 +123,21 @@ describe('renderMattermostPrompt', () => {
     const post = render({ kind: 'pending', request: { ...request, displayText: long } });
     expect([...post.message]).toHaveLength(MESSAGE_RUNE_LIMIT);
     expect(post.message.endsWith('…')).toBe(true);
+  });
+
+  it('X3 binds every button to the post nonce, and will not show buttons without one', () => {
+    const actions = render({ kind: 'pending', request }).props.attachments[0].actions!;
+    expect(actions.every((a) => a.integration.context.nonce === NONCE)).toBe(true);
+    expect(() =>
+      renderMattermostPrompt({ kind: 'pending', request }, { promptRef: 'ref123' }, SETTINGS),
+    ).toThrow(MissingPostNonce);
+    // A cleared prompt has no buttons, so it needs no nonce.
+    const expired = renderMattermostPrompt(
+      { kind: 'expired', request },
+      { promptRef: 'ref123' },
+      SETTINGS,
+    );
+    expect(expired.props.attachments[0]).not.toHaveProperty('actions');
   });
 
   it('makes action ids letters and digits only', () => {

@@ -1,12 +1,13 @@
 import {
   breakMarkdownLinks,
   breakMentions,
+  type PromptTarget,
   type PromptView,
   promptStatusLine,
   type StatusMarkup,
 } from '@tollgate/binding-core';
 import type { Option, Person } from '@tollgate/protocol';
-import { signAction } from '../inbound/action-signature';
+import { type ActionContext, signAction } from '../inbound/action-signature';
 
 /**
  * A prompt as a Mattermost post: the message says what is asked and by whom; one legacy
@@ -40,12 +41,7 @@ export interface MattermostAction {
   readonly style: 'primary' | 'danger' | 'default';
   readonly integration: {
     readonly url: string;
-    readonly context: {
-      readonly sessionId: string;
-      readonly callId: string;
-      readonly optionKey: string;
-      readonly sig: string;
-    };
+    readonly context: ActionContext;
   };
 }
 
@@ -70,9 +66,14 @@ export interface MattermostRenderSettings {
   readonly actionSecret: string;
 }
 
+/** A live prompt without its post's nonce would carry buttons no click could ever answer. */
+export class MissingPostNonce extends Error {
+  override readonly name = 'MissingPostNonce';
+}
+
 export function renderMattermostPrompt(
   view: PromptView,
-  promptRef: string,
+  target: Pick<PromptTarget, 'promptRef' | 'postNonce'>,
   settings: MattermostRenderSettings,
 ): MattermostPromptPost {
   const { request } = view;
@@ -83,13 +84,19 @@ export function renderMattermostPrompt(
   );
   const status = promptStatusLine(view, MARKUP) ?? 'Choose an option below.';
   const live = view.kind === 'pending' || view.kind === 'refreshed';
+  if (live && target.postNonce === undefined) {
+    throw new MissingPostNonce(`prompt ${target.promptRef} has no post nonce to sign its buttons`);
+  }
   const attachment: MattermostAttachment = {
     fallback: truncateRunes(`${request.toolName} wants approval — ${status}`, 300),
     text: truncateRunes(status, ATTACHMENT_TEXT_LIMIT),
     color: colorOf(view),
-    ...(live ? { actions: actionsFor(request.options, request, settings) } : {}),
+    ...(live ? { actions: actionsFor(request.options, request, target.postNonce!, settings) } : {}),
   };
-  return { message, props: { attachments: [attachment], [PROMPT_REF_PROP]: promptRef } };
+  return {
+    message,
+    props: { attachments: [attachment], [PROMPT_REF_PROP]: target.promptRef },
+  };
 }
 
 /** `approve_once` → `approveonce`: Mattermost routes only `[A-Za-z0-9]+` action ids. */
@@ -100,6 +107,7 @@ export function actionIdOf(optionKey: string): string {
 function actionsFor(
   options: readonly Option[],
   request: { sessionId: string; callId: string },
+  nonce: string,
   settings: MattermostRenderSettings,
 ): MattermostAction[] {
   const used = new Set<string>();
@@ -107,7 +115,12 @@ function actionsFor(
     let id = actionIdOf(option.key);
     if (used.has(id)) id = `${id}${index}`;
     used.add(id);
-    const fields = { sessionId: request.sessionId, callId: request.callId, optionKey: option.key };
+    const fields = {
+      sessionId: request.sessionId,
+      callId: request.callId,
+      optionKey: option.key,
+      nonce,
+    };
     return {
       id,
       type: 'button',
