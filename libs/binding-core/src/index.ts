@@ -37,3 +37,4 @@ export * from './replica-id';
 export * from './platform-call-timeout';
 export * from './inbound/signed-request.guard';
 export * from './rendering/prompt-status';
+export * from './inbound/inbound-fields.schema';

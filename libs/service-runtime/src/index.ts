@@ -2,6 +2,8 @@ export * from './base-config';
 export * from './bootstrap';
 export * from './config-error';
 export * from './logger';
+export * from './inbound-body.middleware';
+export * from './inbound-refusals.service';
 export * from './metrics.service';
 export * from './readiness.service';
 export * from './service-runtime.module';

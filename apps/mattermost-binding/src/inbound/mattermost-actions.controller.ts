@@ -1,22 +1,20 @@
-import { Body, Controller, HttpCode, Inject, Post, UnauthorizedException } from '@nestjs/common';
-import { ForwardClick, promptRefOf } from '@tollgate/binding-core';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  HttpCode,
+  Inject,
+  Post,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { ForwardClick, promptRefOf, readInbound } from '@tollgate/binding-core';
+import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { MattermostBindingConfig } from '../mattermost-binding.config';
 import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
 import { verifyActionContext } from './action-signature';
-
-/** What Mattermost POSTs to a button's `integration.url` (PostActionIntegrationRequest). */
-interface ActionCallback {
-  user_id?: unknown;
-  user_name?: unknown;
-  channel_id?: unknown;
-  team_id?: unknown;
-  post_id?: unknown;
-  trigger_id?: unknown;
-  type?: unknown;
-  context?: unknown;
-}
+import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
+import { type MattermostAction, mattermostActionSchema } from './mattermost-inbound.schema';
 
 /** The reply Mattermost reads: `update` is never sent, so the post stays as it is. */
 interface ActionReply {
@@ -36,15 +34,17 @@ export class MattermostActionsController {
   constructor(
     private readonly forwardClick: ForwardClick,
     @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
+    private readonly refusals: InboundRefusals,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   @Post('actions')
   @HttpCode(200)
-  async receive(@Body() body: ActionCallback | undefined): Promise<ActionReply> {
+  async receive(@Body() raw: unknown): Promise<ActionReply> {
+    const body = this.readAction(raw);
     const verdict = verifyActionContext(this.config.MATTERMOST_ACTION_SECRET, body?.context);
     if (!verdict.ok) {
-      this.logger.warn({ reason: verdict.reason }, 'refused an unsigned Mattermost action');
+      this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.actions, verdict.reason);
       throw new UnauthorizedException({ reason: verdict.reason });
     }
     const userId = str(body?.user_id);
@@ -70,6 +70,19 @@ export class MattermostActionsController {
       this.logger.error({ err: error }, 'could not forward a Mattermost click');
       return { ephemeral_text: RETRY_NOTICE };
     }
+  }
+
+  /**
+   * The callback's shape, checked before its context: nothing here is authenticated yet, so a
+   * refusal is only counted. Mattermost never retries a callback; 400 says why.
+   */
+  private readAction(raw: unknown): MattermostAction {
+    const read = readInbound(mattermostActionSchema, raw);
+    if (read.ok) return read.value;
+    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.actions, 'invalid_payload', {
+      detail: read.detail,
+    });
+    throw new BadRequestException({ reason: 'invalid_payload', detail: read.detail });
   }
 }
 
