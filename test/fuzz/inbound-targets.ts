@@ -13,7 +13,14 @@ import {
   eventCallback,
 } from '../fakes/slack-inbound.payloads';
 import { signSlackRequest } from '../fakes/slack-signing';
-import { formEncode, junkValue, mutate, mutations, rawFormJunk } from './junk.arbitraries';
+import {
+  formEncode,
+  junkValue,
+  mutate,
+  mutations,
+  rawFormJunk,
+  safeText,
+} from './junk.arbitraries';
 import type { RawRequest } from './raw-http.client';
 
 /** The cap every inbound endpoint enforces (PROTOCOL.md §5). */
@@ -231,10 +238,10 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** What a form field reads as on the server: a number, true or null arrive as their text. */
+/** What a form field reads as on the server: formEncode writes a primitive as its text. */
 function formText(value: unknown): string | undefined {
   return ['string', 'number', 'boolean'].includes(typeof value) || value === null
-    ? String(value)
+    ? safeText(String(value))
     : undefined;
 }
 
@@ -522,9 +529,9 @@ export function mattermostTargets(
     rawJunkAuthentic: true,
     commandIds: (p) => {
       const fields = field(p, 'fields') ?? p;
-      return [formText(field(fields, 'trigger_id')), formText(field(fields, 'post_id'))].filter(
-        (id): id is string => id !== undefined && id !== '',
-      );
+      return [field(fields, 'trigger_id'), field(fields, 'post_id')]
+        .flatMap((value) => [str(value), formText(value)])
+        .filter((id): id is string => id !== undefined && id !== '');
     },
   };
   return [actions, commands];

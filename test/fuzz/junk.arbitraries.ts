@@ -137,7 +137,7 @@ export function formEncode(value: unknown): string {
 }
 
 /** encodeURIComponent throws on a lone surrogate; a real sender's bytes would be WTF-8 junk. */
-function safeText(text: string): string {
+export function safeText(text: string): string {
   return text.replace(/[\ud800-\udfff]/g, (unit) => `%${unit.charCodeAt(0).toString(16)}`);
 }
 
