@@ -38,3 +38,4 @@ export * from './platform-call-timeout';
 export * from './inbound/signed-request.guard';
 export * from './rendering/prompt-status';
 export * from './rendering/untrusted-text';
+export * from './inbound/inbound-fields.schema';

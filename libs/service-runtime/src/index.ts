@@ -5,6 +5,8 @@ export * from './nats-credentials.config';
 export * from './logger';
 export * from './configured-secrets';
 export * from './secret-scrubber';
+export * from './inbound-body.middleware';
+export * from './inbound-refusals.service';
 export * from './metrics.service';
 export * from './readiness.service';
 export * from './service-runtime.module';

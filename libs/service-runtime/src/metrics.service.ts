@@ -7,6 +7,7 @@ export class MetricsService {
   readonly registry = new Registry();
   readonly messagesHandled: Counter<'stream' | 'outcome'>;
   readonly handlerSeconds: Histogram<'stream'>;
+  readonly inboundRefused: Counter<'endpoint' | 'reason'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
@@ -20,6 +21,12 @@ export class MetricsService {
       name: 'tollgate_handler_seconds',
       help: 'Time spent handling one JetStream message',
       labelNames: ['stream'],
+      registers: [this.registry],
+    });
+    this.inboundRefused = new Counter({
+      name: 'tollgate_inbound_refused_total',
+      help: 'Inbound HTTP requests refused, by endpoint and reason (body, content type, signature, payload shape)',
+      labelNames: ['endpoint', 'reason'],
       registers: [this.registry],
     });
   }

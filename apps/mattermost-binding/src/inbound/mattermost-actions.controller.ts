@@ -1,24 +1,22 @@
-import { Body, Controller, HttpCode, Inject, Post, UnauthorizedException } from '@nestjs/common';
-import { ForwardClick, PromptJournalRepository } from '@tollgate/binding-core';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  HttpCode,
+  Inject,
+  Post,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { ForwardClick, PromptJournalRepository, readInbound } from '@tollgate/binding-core';
+import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { MattermostBindingConfig } from '../mattermost-binding.config';
 import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
 import { verifyActionContext } from './action-signature';
 import { ChannelMembership } from './channel-membership.cache';
 import { checkClick, type ClickCheck } from './mattermost-click.rules';
-
-/** What Mattermost POSTs to a button's `integration.url` (PostActionIntegrationRequest). */
-interface ActionCallback {
-  user_id?: unknown;
-  user_name?: unknown;
-  channel_id?: unknown;
-  team_id?: unknown;
-  post_id?: unknown;
-  trigger_id?: unknown;
-  type?: unknown;
-  context?: unknown;
-}
+import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
+import { type MattermostAction, mattermostActionSchema } from './mattermost-inbound.schema';
 
 /** The reply Mattermost reads: `update` is never sent, so the post stays as it is. */
 interface ActionReply {
@@ -44,14 +42,16 @@ export class MattermostActionsController {
     private readonly prompts: PromptJournalRepository,
     private readonly membership: ChannelMembership,
     @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
+    private readonly refusals: InboundRefusals,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   @Post('actions')
   @HttpCode(200)
-  async receive(@Body() body: ActionCallback | undefined): Promise<ActionReply> {
+  async receive(@Body() raw: unknown): Promise<ActionReply> {
+    const body = this.readAction(raw);
     const verdict = verifyActionContext(this.config.MATTERMOST_ACTION_SECRET, body?.context);
-    if (!verdict.ok) this.refuse(verdict.reason, 'refused an unsigned Mattermost action');
+    if (!verdict.ok) this.refuse(verdict.reason);
     const { sessionId, callId, optionKey } = verdict.context;
     const log = this.logger.child({ platform: 'mattermost', sessionId, callId });
     const userName = str(body?.user_name);
@@ -71,7 +71,7 @@ export class MattermostActionsController {
     }
     switch (check.kind) {
       case 'refuse':
-        return this.refuse(check.reason, 'refused a Mattermost action', log);
+        return this.refuse(check.reason);
       case 'expired':
         // Its post already shows no buttons: the journal clears a prompt only once the edit
         // removing them went through. The session would only say the same, later.
@@ -102,14 +102,31 @@ export class MattermostActionsController {
     }
   }
 
+  /**
+   * The callback's shape, checked before its context: nothing here is authenticated yet, so a
+   * refusal is only counted. Mattermost never retries a callback; 400 says why.
+   */
+  private readAction(raw: unknown): MattermostAction {
+    const read = readInbound(mattermostActionSchema, raw);
+    if (read.ok) return read.value;
+    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.actions, 'invalid_payload', {
+      detail: read.detail,
+    });
+    throw new BadRequestException({ reason: 'invalid_payload', detail: read.detail });
+  }
+
   /** Mattermost never retries a callback: tell the clicker instead of failing the action. */
   private failed(error: unknown, log: Logger): ActionReply {
     log.error({ err: error }, 'could not take a Mattermost click');
     return { ephemeral_text: RETRY_NOTICE };
   }
 
-  private refuse(reason: string, message: string, log: Logger = this.logger): never {
-    log.warn({ reason }, message);
+  /**
+   * Mattermost signs nothing: whoever holds a captured context can send these as fast as they
+   * like, so they are counted and logged at debug, never at a level a stranger could flood.
+   */
+  private refuse(reason: string): never {
+    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.actions, reason);
     throw new UnauthorizedException({ reason });
   }
 }
