@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import {
   type Command,
+  commandMsgId,
   commandSubject,
   encodeMessage,
   type Output,
@@ -36,7 +37,7 @@ export async function publishCommand(
     commandSubject(new Subjects(prefix), command),
     encodeMessage(command),
     {
-      msgID: command.id,
+      msgID: commandMsgId(command),
     },
   );
 }

@@ -25,3 +25,4 @@ export * from './standard-options';
 export * from './streams';
 export * from './subject-prefix';
 export * from './subjects';
+export * from './command-msg-id';

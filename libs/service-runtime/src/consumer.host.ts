@@ -3,6 +3,7 @@ import { ConsumerRunner, type ConsumerDefinition, type MessageHandler } from '@t
 import { Subjects } from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './base-config';
+import { classifyHandlerFailure } from './handler-failure.classifier';
 import { MetricsService } from './metrics.service';
 import { NatsClient } from './nats.client';
 import { ReadinessService } from './readiness.service';
@@ -52,6 +53,8 @@ export class ConsumerHost implements BeforeApplicationShutdown {
         const end = this.metrics.handlerSeconds.startTimer({ stream: definition.stream });
         try {
           await handler(message);
+        } catch (error) {
+          throw classifyHandlerFailure(error);
         } finally {
           end();
         }

@@ -135,7 +135,7 @@ describe('binding core: inbound clicks and messages', () => {
     );
     expect(command).toEqual({
       subject: `${harness.prefix}.cmd.${p.sessionId}.response`,
-      msgId: click.commandId,
+      msgId: `${expected.conversation.platform}:${click.commandId}`,
       command: expected,
     });
     // The session answers; the click itself never touches the prompt.
@@ -197,7 +197,7 @@ describe('binding core: inbound clicks and messages', () => {
     });
     expect(command).toEqual({
       subject: `${harness.prefix}.cmd.${sessionId}.message`,
-      msgId: 'Ev0001',
+      msgId: 'slack:Ev0001',
       command: {
         type: 'UserMessage',
         v: 1,

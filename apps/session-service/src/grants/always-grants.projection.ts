@@ -1,4 +1,5 @@
 import type { Person } from '@tollgate/protocol';
+import { toJsonbText } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
 import type { SessionEvent } from '../session/domain/session-event';
 import type { SessionState } from '../session/domain/session-state';
@@ -66,7 +67,7 @@ export async function projectAlwaysGrants(
     [
       grants.map((g) => g.workspaceKey),
       grants.map((g) => g.toolName),
-      grants.map((g) => JSON.stringify(g.grantedBy)),
+      grants.map((g) => toJsonbText(g.grantedBy)),
       grants.map((g) => g.sessionId),
     ],
   );

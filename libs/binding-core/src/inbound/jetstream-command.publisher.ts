@@ -1,5 +1,11 @@
 import type { JetStreamPublisher } from '@tollgate/messaging';
-import { commandSubject, encodeMessage, type Command, type Subjects } from '@tollgate/protocol';
+import {
+  commandMsgId,
+  commandSubject,
+  encodeMessage,
+  type Command,
+  type Subjects,
+} from '@tollgate/protocol';
 import type { CommandPublisher } from './command-publisher.port';
 
 /**
@@ -15,7 +21,7 @@ export class JetStreamCommandPublisher implements CommandPublisher {
   async publish(command: Command): Promise<void> {
     const publisher = await this.publisher();
     await publisher.publish(commandSubject(this.subjects, command), encodeMessage(command), {
-      msgId: command.id,
+      msgId: commandMsgId(command),
     });
   }
 }
