@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,13 +29,19 @@ export class OwnNatsServer {
   private constructor(
     readonly port: number,
     private readonly storeDir: string,
+    private readonly extraArgs: readonly string[] = [],
   ) {}
 
-  static async start(): Promise<OwnNatsServer> {
-    const server = new OwnNatsServer(
-      await freePort(),
-      await mkdtemp(join(tmpdir(), 'tollgate-nats-')),
-    );
+  /** `maxPayloadBytes` sets the server's max_payload (default 1 MiB). */
+  static async start(options: { maxPayloadBytes?: number } = {}): Promise<OwnNatsServer> {
+    const storeDir = await mkdtemp(join(tmpdir(), 'tollgate-nats-'));
+    const extraArgs: string[] = [];
+    if (options.maxPayloadBytes !== undefined) {
+      const config = join(storeDir, 'limits.conf');
+      await writeFile(config, `max_payload: ${options.maxPayloadBytes}\n`);
+      extraArgs.push('-c', config);
+    }
+    const server = new OwnNatsServer(await freePort(), storeDir, extraArgs);
     await server.restart();
     return server;
   }
@@ -48,7 +54,7 @@ export class OwnNatsServer {
     if (this.child) throw new Error('nats-server is already running');
     const child = spawn(
       NATS_SERVER,
-      ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
+      [...this.extraArgs, '-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
       { stdio: 'ignore' },
     );
     this.child = child;

@@ -31,6 +31,11 @@ export interface ConsumerRunnerOptions {
   pullExpiresMs?: number;
   /** Pause before pulling again after a failed pull, e.g. while NATS is away. Default 1 s. */
   restartDelayMs?: number;
+  /**
+   * The server's max_payload in bytes (from the connection's server info), so a dead-lettered
+   * copy is cut to fit with its headers instead of failing to publish for ever.
+   */
+  maxPayloadBytes?: () => number | undefined;
   /** Called once per settled message, e.g. to count outcomes in Prometheus. */
   onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
 }
@@ -291,16 +296,23 @@ export class ConsumerRunner {
     // is not redelivered elsewhere while its copy is still on the way.
     this.settle(msg, () => msg.working());
     try {
-      await this.publisher.publish(dlqSubject, msg.data, {
-        timeoutMs: Math.max(1_000, Math.floor(this.ackWaitMs / 2)),
-        // Keyed by the original's position, so a retried dead-lettering is stored once.
-        msgId: `${stream}:${msg.info.streamSequence}`,
-        headers: {
+      // Keyed by the original's position, so a retried dead-lettering is stored once.
+      const msgId = `${stream}:${msg.info.streamSequence}`;
+      const copy = fitToMaxPayload(
+        msg.data,
+        {
           ...this.copyableHeaders(msg),
           [DLQ_HEADERS.reason]: reason,
           [DLQ_HEADERS.originalSubject]: msg.subject,
           [DLQ_HEADERS.service]: service,
         },
+        { stream, seq: msg.info.streamSequence, msgId },
+        this.options.maxPayloadBytes?.(),
+      );
+      await this.publisher.publish(dlqSubject, copy.data, {
+        timeoutMs: Math.max(1_000, Math.floor(this.ackWaitMs / 2)),
+        msgId,
+        headers: copy.headers,
       });
     } catch (error) {
       const delayMs = retryDelayMs(msg.info.deliveryCount, this.retryPolicy);
@@ -361,4 +373,50 @@ export class ConsumerRunner {
       deliveryCount: msg.info.deliveryCount,
     };
   }
+}
+
+/** Room kept for what the client or server adds to a header block beyond our own lines. */
+const HEADER_SLACK_BYTES = 128;
+
+/**
+ * The server refuses a message whose headers and payload together exceed max_payload. A
+ * message that only just fitted before gets three more headers as a dead letter, so its copy
+ * could never be published, and it was retried for days. Such a copy keeps as much of the
+ * payload as fits and says so, with the original size and position.
+ */
+export function fitToMaxPayload(
+  data: Uint8Array,
+  headers: Record<string, string>,
+  origin: { stream: string; seq: number; msgId: string },
+  maxPayloadBytes: number | undefined,
+): { data: Uint8Array; headers: Record<string, string> } {
+  if (maxPayloadBytes === undefined || maxPayloadBytes <= 0) return { data, headers };
+  const idLine = { 'Nats-Msg-Id': origin.msgId };
+  if (headerBytes({ ...headers, ...idLine }) + data.length <= maxPayloadBytes) {
+    return { data, headers };
+  }
+  const marked: Record<string, string> = {
+    ...headers,
+    [DLQ_HEADERS.truncatedFrom]: String(data.length),
+    [DLQ_HEADERS.originalStream]: origin.stream,
+    [DLQ_HEADERS.originalSeq]: String(origin.seq),
+  };
+  let room = maxPayloadBytes - headerBytes({ ...marked, ...idLine });
+  if (room < 0) {
+    // The original's own headers are what does not fit: keep only ours.
+    for (const key of Object.keys(marked)) {
+      if (!Object.values(DLQ_HEADERS).includes(key as never)) delete marked[key];
+    }
+    room = maxPayloadBytes - headerBytes({ ...marked, ...idLine });
+  }
+  return { data: data.subarray(0, Math.max(0, room)), headers: marked };
+}
+
+function headerBytes(headers: Record<string, string>): number {
+  const encoder = new TextEncoder();
+  let total = 'NATS/1.0\r\n\r\n'.length + HEADER_SLACK_BYTES;
+  for (const [key, value] of Object.entries(headers)) {
+    total += encoder.encode(`${key}: ${value}\r\n`).length;
+  }
+  return total;
 }

@@ -39,7 +39,7 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       name: `consumer:${definition.durable}`,
       check: () => started.runner?.isRunning() === true,
     });
-    const { js } = await this.nats.whenReady();
+    const { js, connection } = await this.nats.whenReady();
     await options.after;
     if (this.stopping) return;
     const subjects = new Subjects(this.config.TOLLGATE_SUBJECT_PREFIX);
@@ -62,6 +62,7 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       logger: this.logger,
       maxInFlight: options.maxInFlight ?? 16,
       retryBaseMs: this.config.TOLLGATE_RETRY_BASE_MS,
+      maxPayloadBytes: () => connection.nc.info?.max_payload,
       onOutcome: (outcome) =>
         this.metrics.messagesHandled.inc({ stream: definition.stream, outcome }),
     });
