@@ -36,6 +36,13 @@ export interface ConsumerRunnerOptions {
    * copy is cut to fit with its headers instead of failing to publish for ever.
    */
   maxPayloadBytes?: () => number | undefined;
+  /**
+   * How long messages may wait (available or ack-pending) with none acked or dead-lettered
+   * before the runner reports itself stalled. Default 2 min.
+   */
+  stallAfterMs?: number;
+  /** How often the consumer's backlog is read from the server. Default 5 s. */
+  progressCheckMs?: number;
   /** Called once per settled message, e.g. to count outcomes in Prometheus. */
   onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
 }
@@ -43,6 +50,15 @@ export interface ConsumerRunnerOptions {
 const ACK_CONFIRM_TIMEOUT_MS = 5_000;
 
 type RunnerState = 'idle' | 'running' | 'draining' | 'stopped';
+
+/** Whether the runner gets anywhere: what waits on the server, and since when nothing moved. */
+export interface ConsumerProgress {
+  /** Messages available plus ack-pending (naked ones waiting for their delay included). */
+  readonly backlog: number;
+  /** Since the last ack or dead-letter, or since the backlog was last seen empty. */
+  readonly msSinceProgress: number;
+  readonly stalled: boolean;
+}
 
 interface InFlight {
   readonly msg: JsMsg;
@@ -77,6 +93,11 @@ export class ConsumerRunner {
   private batch?: ConsumerMessages;
   private wakeOnFreeSlot?: () => void;
   private wakeFromPause?: () => void;
+  private readonly stallAfterMs: number;
+  private readonly progressCheckMs: number;
+  private progressTimer?: NodeJS.Timeout;
+  private backlog = 0;
+  private lastProgressAt = Date.now();
 
   constructor(private readonly options: ConsumerRunnerOptions) {
     this.publisher = new JetStreamPublisher(options.js);
@@ -88,6 +109,8 @@ export class ConsumerRunner {
     };
     this.pullExpiresMs = Math.max(1_000, options.pullExpiresMs ?? 10_000);
     this.restartDelayMs = options.restartDelayMs ?? 1_000;
+    this.stallAfterMs = options.stallAfterMs ?? 120_000;
+    this.progressCheckMs = options.progressCheckMs ?? 5_000;
   }
 
   /**
@@ -104,6 +127,8 @@ export class ConsumerRunner {
     this.ackWaitMs = config.ack_wait ? millis(config.ack_wait) : 30_000;
     this.maxDeliver = config.max_deliver ?? -1;
     this.state = 'running';
+    this.lastProgressAt = Date.now();
+    this.watchBacklog(consumer);
     this.loop = this.pullLoop(consumer);
     this.logger.info(
       { ackWaitMs: this.ackWaitMs, maxDeliver: this.maxDeliver, maxInFlight: this.maxInFlight },
@@ -113,6 +138,36 @@ export class ConsumerRunner {
 
   isRunning(): boolean {
     return this.state === 'running';
+  }
+
+  /**
+   * A consumer whose messages are all retried (poison misread as transient, a dependency
+   * refusing one kind of message) looks alive — it pulls, naks, pulls — while nothing moves;
+   * this says so, for readiness and metrics.
+   */
+  progress(): ConsumerProgress {
+    const msSinceProgress = Date.now() - this.lastProgressAt;
+    return {
+      backlog: this.backlog,
+      msSinceProgress,
+      stalled: this.state === 'running' && this.backlog > 0 && msSinceProgress > this.stallAfterMs,
+    };
+  }
+
+  private watchBacklog(consumer: Consumer): void {
+    const check = async (): Promise<void> => {
+      try {
+        const info = await consumer.info(false);
+        this.backlog = info.num_pending + info.num_ack_pending;
+        // Idle is not stalled: the clock starts when work shows up.
+        if (this.backlog === 0) this.lastProgressAt = Date.now();
+      } catch (error) {
+        this.logger.debug({ err: error }, 'reading the consumer backlog failed');
+      }
+    };
+    this.progressTimer = setInterval(() => void check(), this.progressCheckMs);
+    this.progressTimer.unref();
+    void check();
   }
 
   /** Messages currently held by this runner. */
@@ -134,6 +189,7 @@ export class ConsumerRunner {
   }
 
   private async finishDrain(deadlineMs: number): Promise<void> {
+    clearInterval(this.progressTimer);
     this.logger.info({ inFlight: this.inFlight.size, deadlineMs }, 'draining consumer runner');
     this.wakeOnFreeSlot?.();
     this.wakeFromPause?.();
@@ -285,6 +341,7 @@ export class ConsumerRunner {
         'ack not confirmed; the message may be redelivered',
       );
     }
+    this.lastProgressAt = Date.now();
     this.count('acked', entry.msg);
   }
 
@@ -324,6 +381,7 @@ export class ConsumerRunner {
       return;
     }
     this.settle(msg, () => msg.term());
+    this.lastProgressAt = Date.now();
     this.logger.warn({ ...this.describe(msg), reason, dlqSubject }, 'message dead-lettered');
     this.count('dead_lettered', msg);
   }

@@ -39,6 +39,10 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       name: `consumer:${definition.durable}`,
       check: () => started.runner?.isRunning() === true,
     });
+    this.readiness.register({
+      name: `consumer-progress:${definition.durable}`,
+      check: () => started.runner?.progress().stalled !== true,
+    });
     const { js, connection } = await this.nats.whenReady();
     await options.after;
     if (this.stopping) return;
@@ -63,10 +67,13 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       maxInFlight: options.maxInFlight ?? 16,
       retryBaseMs: this.config.TOLLGATE_RETRY_BASE_MS,
       maxPayloadBytes: () => connection.nc.info?.max_payload,
+      stallAfterMs: this.config.TOLLGATE_STALL_AFTER_MS,
+      progressCheckMs: Math.min(5_000, Math.floor(this.config.TOLLGATE_STALL_AFTER_MS / 2)),
       onOutcome: (outcome) =>
         this.metrics.messagesHandled.inc({ stream: definition.stream, outcome }),
     });
     started.runner = runner;
+    this.metrics.observeConsumer(definition.durable, () => runner.progress());
     this.runners.push(runner);
     await runner.start();
   }
