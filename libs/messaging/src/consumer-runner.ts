@@ -9,7 +9,31 @@ import { retryDelayMs } from './retry-delay';
 
 export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
 
-export type ConsumerOutcome = 'acked' | 'naked' | 'dead_lettered';
+export type ConsumerOutcome = 'acked' | 'naked' | 'deferred' | 'dead_lettered';
+
+/**
+ * Fairness between the keys (e.g. sessions) of one durable. JetStream hands messages out in
+ * stream order and counts every delivered, unsettled one against max_ack_pending, so without
+ * this one key's backlog (a flood into one chat thread, whose commands run one at a time
+ * anyway) holds every handler slot and everyone else waits behind it.
+ */
+export interface KeyFairness {
+  /** The key of a subject; messages without one are not limited. */
+  keyOf(subject: string): string | undefined;
+  /** Handlers running at once for one key. */
+  maxRunningPerKey: number;
+  /** Messages of one key held by the runner (running or queued behind it). */
+  maxHeldPerKey: number;
+  /** Messages held by the runner in all (at least maxInFlight). */
+  maxHeld: number;
+  /** A message beyond maxHeldPerKey is naked with this delay, to be taken up later. */
+  deferMs: number;
+  /**
+   * Deferred messages one key may have waiting on the server; beyond it the key's messages
+   * are dead-lettered (`backlog_limit`), so one key can never fill max_ack_pending.
+   */
+  maxDeferredPerKey: number;
+}
 
 export interface ConsumerRunnerOptions {
   js: JetStreamClient;
@@ -43,6 +67,8 @@ export interface ConsumerRunnerOptions {
   stallAfterMs?: number;
   /** How often the consumer's backlog is read from the server. Default 5 s. */
   progressCheckMs?: number;
+  /** Off by default: every message may run as soon as a handler slot is free. */
+  fairness?: KeyFairness;
   /** Called once per settled message, e.g. to count outcomes in Prometheus. */
   onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
 }
@@ -62,6 +88,7 @@ export interface ConsumerProgress {
 
 interface InFlight {
   readonly msg: JsMsg;
+  readonly key?: string;
   /** Set once the runner starts settling it, so nothing settles a message twice. */
   settling: boolean;
   keepAlive?: NodeJS.Timeout;
@@ -79,7 +106,14 @@ interface InFlight {
  */
 export class ConsumerRunner {
   private state: RunnerState = 'idle';
+  /** Every message held: running, or queued until its key may run. */
   private readonly inFlight = new Set<InFlight>();
+  private readonly queued: InFlight[] = [];
+  private running = 0;
+  private readonly runningByKey = new Map<string, number>();
+  private readonly heldByKey = new Map<string, number>();
+  /** Per key: stream sequences naked as deferred, and until when they count as waiting. */
+  private readonly deferredByKey = new Map<string, Map<number, number>>();
   private readonly publisher: JetStreamPublisher;
   private readonly logger: Logger;
   private readonly maxInFlight: number;
@@ -194,6 +228,13 @@ export class ConsumerRunner {
     this.wakeOnFreeSlot?.();
     this.wakeFromPause?.();
     void this.batch?.close();
+    // Queued messages never started: another replica may take them at once.
+    for (const entry of this.queued.splice(0)) {
+      clearInterval(entry.keepAlive);
+      this.nak(entry, 0);
+      this.inFlight.delete(entry);
+      if (entry.key !== undefined) bump(this.heldByKey, entry.key, -1);
+    }
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, deadlineMs);
@@ -226,7 +267,7 @@ export class ConsumerRunner {
         // Asking for exactly the free slots keeps the runner from holding messages it is
         // not yet working on while their ack_wait runs out.
         const batch = await consumer.fetch({
-          max_messages: this.maxInFlight - this.inFlight.size,
+          max_messages: this.maxHeld() - this.inFlight.size,
           expires: this.pullExpiresMs,
         });
         this.batch = batch;
@@ -250,7 +291,7 @@ export class ConsumerRunner {
   }
 
   private freeSlot(): Promise<void> {
-    if (this.state !== 'running' || this.inFlight.size < this.maxInFlight) return Promise.resolve();
+    if (this.state !== 'running' || this.inFlight.size < this.maxHeld()) return Promise.resolve();
     return new Promise((resolve) => {
       this.wakeOnFreeSlot = () => {
         this.wakeOnFreeSlot = undefined;
@@ -271,30 +312,100 @@ export class ConsumerRunner {
     });
   }
 
+  private maxHeld(): number {
+    return Math.max(this.maxInFlight, this.options.fairness?.maxHeld ?? this.maxInFlight);
+  }
+
   private accept(msg: JsMsg): void {
-    const entry: InFlight = { msg, settling: false, done: Promise.resolve() };
+    const fairness = this.options.fairness;
+    const key = fairness?.keyOf(msg.subject);
+    const entry: InFlight = { msg, key, settling: false, done: Promise.resolve() };
     if (this.state !== 'running') {
       // Arrived after drain began: hand it straight back.
       this.nak(entry, 0);
       return;
     }
+    if (fairness && key !== undefined) {
+      const waiting = this.deferredByKey.get(key);
+      waiting?.delete(msg.info.streamSequence);
+      if ((this.heldByKey.get(key) ?? 0) >= fairness.maxHeldPerKey) {
+        this.defer(entry, key, fairness);
+        return;
+      }
+      this.heldByKey.set(key, (this.heldByKey.get(key) ?? 0) + 1);
+    }
     this.inFlight.add(entry);
+    // Held messages are kept alive too, or their ack_wait would run out in the queue.
+    entry.keepAlive = setInterval(
+      () => this.touch(entry),
+      Math.max(100, Math.floor(this.ackWaitMs / 3)),
+    );
+    this.queued.push(entry);
+    this.dispatch();
+  }
+
+  /** Starts queued messages, oldest first, skipping keys already at their running limit. */
+  private dispatch(): void {
+    const perKey = this.options.fairness?.maxRunningPerKey ?? Infinity;
+    for (let i = 0; i < this.queued.length && this.running < this.maxInFlight;) {
+      const entry = this.queued[i];
+      if (!entry) break;
+      if (entry.key !== undefined && (this.runningByKey.get(entry.key) ?? 0) >= perKey) {
+        i += 1;
+        continue;
+      }
+      this.queued.splice(i, 1);
+      this.run(entry);
+    }
+  }
+
+  private run(entry: InFlight): void {
+    this.running += 1;
+    if (entry.key !== undefined) bump(this.runningByKey, entry.key, 1);
     entry.done = this.process(entry)
       .catch((error: unknown) => {
-        this.logger.error({ err: error, streamSeq: msg.seq }, 'settling a message failed');
+        this.logger.error({ err: error, streamSeq: entry.msg.seq }, 'settling a message failed');
         if (!entry.settling) this.nak(entry, 0);
       })
       .finally(() => {
         clearInterval(entry.keepAlive);
+        this.running -= 1;
+        if (entry.key !== undefined) {
+          bump(this.runningByKey, entry.key, -1);
+          bump(this.heldByKey, entry.key, -1);
+        }
         this.inFlight.delete(entry);
+        this.dispatch();
         this.wakeOnFreeSlot?.();
       });
+  }
+
+  /**
+   * The key holds all it may: hand the message back for later. A key whose deferred messages
+   * pile up past the limit is flooding; its excess goes to the DLQ, where an operator sees it,
+   * rather than filling max_ack_pending for everyone.
+   */
+  private defer(entry: InFlight, key: string, fairness: KeyFairness): void {
+    const now = Date.now();
+    const waiting = this.deferredByKey.get(key) ?? new Map<number, number>();
+    for (const [seq, until] of waiting) if (until < now) waiting.delete(seq);
+    if (waiting.size >= fairness.maxDeferredPerKey) {
+      void this.deadLetter(
+        entry,
+        `backlog_limit: more than ${fairness.maxDeferredPerKey} messages of ${key} waiting`,
+      );
+      return;
+    }
+    waiting.set(entry.msg.info.streamSequence, now + fairness.deferMs + this.ackWaitMs);
+    this.deferredByKey.set(key, waiting);
+    entry.settling = true;
+    this.settle(entry.msg, () => entry.msg.nak(fairness.deferMs));
+    this.count('deferred', entry.msg);
   }
 
   private async process(entry: InFlight): Promise<void> {
     const { msg } = entry;
     const touch = (): void => this.touch(entry);
-    entry.keepAlive = setInterval(touch, Math.max(100, Math.floor(this.ackWaitMs / 3)));
     let failure: unknown;
     let failed = false;
     try {
@@ -477,4 +588,10 @@ function headerBytes(headers: Record<string, string>): number {
     total += encoder.encode(`${key}: ${value}\r\n`).length;
   }
   return total;
+}
+
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
 }

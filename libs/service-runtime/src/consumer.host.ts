@@ -1,5 +1,10 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { ConsumerRunner, type ConsumerDefinition, type MessageHandler } from '@tollgate/messaging';
+import {
+  ConsumerRunner,
+  type ConsumerDefinition,
+  type KeyFairness,
+  type MessageHandler,
+} from '@tollgate/messaging';
 import { Subjects } from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './base-config';
@@ -31,7 +36,7 @@ export class ConsumerHost implements BeforeApplicationShutdown {
   async run(
     definition: ConsumerDefinition,
     handler: MessageHandler,
-    options: { maxInFlight?: number; after?: Promise<unknown> } = {},
+    options: { maxInFlight?: number; after?: Promise<unknown>; fairness?: KeyFairness } = {},
   ): Promise<void> {
     // Registered before anything is awaited: the service is not ready until this runs.
     const started: { runner?: ConsumerRunner } = {};
@@ -65,6 +70,7 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       },
       logger: this.logger,
       maxInFlight: options.maxInFlight ?? 16,
+      ...(options.fairness ? { fairness: options.fairness } : {}),
       retryBaseMs: this.config.TOLLGATE_RETRY_BASE_MS,
       maxPayloadBytes: () => connection.nc.info?.max_payload,
       stallAfterMs: this.config.TOLLGATE_STALL_AFTER_MS,
