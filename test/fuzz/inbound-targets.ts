@@ -488,7 +488,9 @@ export function mattermostTargets(
           `${str(field(p, 'context', 'callId'))}:${user}`,
         );
       }
-      return ids.filter((id): id is string => id !== undefined && id !== '');
+      return ids
+        .filter((id): id is string => id !== undefined && id !== '')
+        .map((id) => `mattermost:${id}`);
     },
   };
   const slashCommand = fc.tuple(idNumber, someText, fc.boolean()).map(([n, text, asJson]) => ({
@@ -542,7 +544,8 @@ export function mattermostTargets(
       const fields = field(p, 'fields') ?? p;
       return [field(fields, 'trigger_id'), field(fields, 'post_id')]
         .flatMap((value) => [str(value), formText(value)])
-        .filter((id): id is string => id !== undefined && id !== '');
+        .filter((id): id is string => id !== undefined && id !== '')
+        .map((id) => `mattermost:${id}`);
     },
   };
   return [actions, commands];

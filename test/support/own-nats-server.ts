@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,8 @@ export interface OwnNatsServerOptions {
   readonly configFile?: string;
   /** The server's environment, for the variables that file references. */
   readonly env?: Record<string, string>;
+  /** The server's max_payload (default 1 MiB); not together with `configFile`. */
+  readonly maxPayloadBytes?: number;
 }
 
 /**
@@ -40,11 +42,14 @@ export class OwnNatsServer {
   ) {}
 
   static async start(options: OwnNatsServerOptions = {}): Promise<OwnNatsServer> {
-    const server = new OwnNatsServer(
-      await freePort(),
-      await mkdtemp(join(tmpdir(), 'tollgate-nats-')),
-      options,
-    );
+    const storeDir = await mkdtemp(join(tmpdir(), 'tollgate-nats-'));
+    let configFile = options.configFile;
+    if (options.maxPayloadBytes !== undefined) {
+      if (configFile !== undefined) throw new Error('give either configFile or maxPayloadBytes');
+      configFile = join(storeDir, 'limits.conf');
+      await writeFile(configFile, `max_payload: ${options.maxPayloadBytes}\n`);
+    }
+    const server = new OwnNatsServer(await freePort(), storeDir, { ...options, configFile });
     await server.restart();
     return server;
   }

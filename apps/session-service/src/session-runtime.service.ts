@@ -13,6 +13,7 @@ import {
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
+import type { KeyFairness } from '@tollgate/messaging';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { commandMessageHandler } from './commands/command.consumer';
@@ -125,7 +126,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     void this.consumers.run(
       sessionServiceConsumer(this.config.TOLLGATE_SUBJECT_PREFIX, this.config.TOLLGATE_ACK_WAIT_MS),
       commandMessageHandler(subjects, handle, this.logger),
-      { after: recovered },
+      { after: recovered, fairness: sessionFairness(subjects) },
     );
   }
 
@@ -139,4 +140,24 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     await this.relay?.stop();
     await this.leader.release();
   }
+}
+
+/**
+ * Commands of one session run one at a time (the session lock), so holding more of them only
+ * blocks handler slots: one runs, a few wait in line, the rest are deferred, and a session
+ * flooding past 1 000 deferred commands has the excess dead-lettered. Keyed by the session id
+ * the subject names, whatever the subject's shape.
+ */
+function sessionFairness(subjects: Subjects): KeyFairness {
+  return {
+    keyOf: (subject) => {
+      const parsed = subjects.parseCommandSubject(subject);
+      return parsed.ok ? parsed.value.sessionId : undefined;
+    },
+    maxRunningPerKey: 1,
+    maxHeldPerKey: 16,
+    maxHeld: 256,
+    deferMs: 1_000,
+    maxDeferredPerKey: 1_000,
+  };
 }

@@ -70,6 +70,8 @@ function baseShape(service: ServiceName) {
     TOLLGATE_ACK_WAIT_MS: integer(1_000, 3_600_000).default(30_000),
     TOLLGATE_DRAIN_MS: integer(0, 600_000).default(10_000),
     TOLLGATE_RETRY_BASE_MS: integer(1, 3_600_000).default(1_000),
+    // A consumer with messages waiting and nothing settled for this long is not ready.
+    TOLLGATE_STALL_AFTER_MS: integer(1_000, 86_400_000).default(120_000),
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
   };
 }

@@ -16,3 +16,4 @@ export * from './database.client';
 export * from './infrastructure.module';
 export * from './nats.client';
 export * from './startup-retry';
+export * from './handler-failure.classifier';

@@ -15,6 +15,7 @@ import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
 import { verifyActionContext } from './action-signature';
 import { ChannelMembership } from './channel-membership.cache';
 import { checkClick, type ClickCheck } from './mattermost-click.rules';
+import { mattermostCommandId } from './mattermost-command-id';
 import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
 import { type MattermostAction, mattermostActionSchema } from './mattermost-inbound.schema';
 
@@ -91,7 +92,9 @@ export class MattermostActionsController {
         optionKey,
         clicker: { id: userId, ...(userName ? { displayName: userName } : {}) },
         // PROTOCOL.md §1: the click's trigger_id, else its post and clicker.
-        commandId: str(body?.trigger_id) || `${messageRef.messageId}:${userId}`,
+        commandId: mattermostCommandId(
+          str(body?.trigger_id) ?? `${messageRef.messageId}:${userId}`,
+        ),
         messageRef,
       });
       if (result.kind === 'forwarded') return {};

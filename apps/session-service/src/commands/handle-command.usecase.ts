@@ -1,7 +1,12 @@
 import type { Command } from '@tollgate/protocol';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
-import type { DecisionResult, SessionStore } from '../journal/session-store';
+import { failTurnInFlight } from '../session/domain/turn-runner';
+import {
+  type DecisionResult,
+  PartiallyCommittedDecision,
+  type SessionStore,
+} from '../journal/session-store';
 
 /** One command, one decision, one transaction; a repeated command id changes nothing. */
 export class HandleCommand {
@@ -11,15 +16,36 @@ export class HandleCommand {
   ) {}
 
   async execute(command: Command): Promise<DecisionResult> {
-    return this.store.decide(command.sessionId, command.id, async (recorder) => {
-      switch (command.type) {
-        case 'UserMessage':
-          return decideUserMessage(recorder, command, this.deps);
-        case 'ToolInteractionResponse':
-          return decideResponse(recorder, command, this.deps);
-        case 'JoinSession':
-          return decideJoin(recorder, command);
-      }
-    });
+    try {
+      return await this.store.decide(command.sessionId, command.id, async (recorder) => {
+        switch (command.type) {
+          case 'UserMessage':
+            return decideUserMessage(recorder, command, this.deps);
+          case 'ToolInteractionResponse':
+            return decideResponse(recorder, command, this.deps);
+          case 'JoinSession':
+            return decideJoin(recorder, command);
+        }
+      });
+    } catch (error) {
+      if (error instanceof PartiallyCommittedDecision) await this.settleFailedTurn(error);
+      throw error;
+    }
+  }
+
+  /**
+   * Left Running, the session would refuse every later message until a restart recovered it.
+   * If this fails too (the database is away), decideUserMessage settles the turn before the
+   * next message, and a restart's recovery does as well.
+   */
+  private async settleFailedTurn(failure: PartiallyCommittedDecision): Promise<void> {
+    try {
+      await this.store.decide(failure.sessionId, undefined, (recorder) => {
+        failTurnInFlight(recorder);
+      });
+      failure.turnSettled = true;
+    } catch {
+      failure.turnSettled = false;
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type { Person } from '@tollgate/protocol';
+import { toJsonbText } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
 import type { JournaledEvent } from '../session/domain/session-event';
 import type { SessionState } from '../session/domain/session-state';
@@ -84,7 +85,7 @@ export async function projectAlwaysGrants(
       grants.map((g) => g.workspaceId),
       grants.map((g) => g.personId),
       grants.map((g) => g.toolName),
-      grants.map((g) => JSON.stringify(g.grantedBy)),
+      grants.map((g) => toJsonbText(g.grantedBy)),
       grants.map((g) => g.sessionId),
       grants.map((g) => g.grantedAt),
     ],

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { CommandLedgerPlatform1764806400000 } from './command-ledger-platform.migration';
 
 /**
  * The session journal, its outbox, the durable command ledger and the pending-approvals
@@ -73,4 +74,5 @@ export class SessionsInFlight1764547200000 implements MigrationInterface {
 export const SESSION_SERVICE_MIGRATIONS = [
   SessionJournal1764460800000,
   SessionsInFlight1764547200000,
+  CommandLedgerPlatform1764806400000,
 ];

@@ -1,4 +1,5 @@
-import { type Output, outputSubject, type Subjects } from '@tollgate/protocol';
+import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
+import { type Output, outputSubject, platformOfSessionId, type Subjects } from '@tollgate/protocol';
 import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import { pendingCalls } from '../session/domain/approval-turn';
 import type { JournaledEvent, SessionEvent } from '../session/domain/session-event';
@@ -14,6 +15,24 @@ const MAX_CONFLICT_RETRIES = 5;
 export type DecisionResult =
   | { readonly kind: 'duplicate' }
   | { readonly kind: 'decided'; readonly events: number; readonly outputs: number };
+
+/**
+ * A decision failed after at least one of its checkpoints committed: part of it (and the
+ * command ledger row) is durable, the rest is lost. Retrying the command cannot help (it is a
+ * duplicate now); the caller settles the turn left in flight instead.
+ */
+export class PartiallyCommittedDecision extends Error {
+  override readonly name = 'PartiallyCommittedDecision';
+  /** Whether the turn left in flight was settled afterwards; set by the caller. */
+  turnSettled = false;
+
+  constructor(
+    readonly sessionId: string,
+    options: { cause: unknown },
+  ) {
+    super(`a decision for ${sessionId} failed after a checkpoint committed`, options);
+  }
+}
 
 /** Optimistic concurrency lost: another writer appended to the session first. */
 export class JournalConflict extends Error {
@@ -66,6 +85,7 @@ export class SessionStore {
             ) {
               continue;
             }
+            if (run.committedAny) throw new PartiallyCommittedDecision(sessionId, { cause: error });
             throw error;
           }
         }
@@ -106,7 +126,7 @@ export class SessionStore {
       for (const r of rows) {
         journals.get(r.session_id)?.push({
           seq: r.seq,
-          event: r.data,
+          event: fromJsonbValue<SessionEvent>(r.data),
           occurredAt: new Date(r.occurred_at).toISOString(),
         });
       }
@@ -158,7 +178,7 @@ export class SessionStore {
     );
     return rows.map((r) => ({
       seq: r.seq,
-      event: r.data,
+      event: fromJsonbValue<SessionEvent>(r.data),
       occurredAt: new Date(r.occurred_at).toISOString(),
     }));
   }
@@ -202,7 +222,8 @@ export class SessionStore {
           events.map((e) => e.sessionId),
           events.map((e) => e.seq),
           events.map((e) => e.event.type),
-          events.map((e) => JSON.stringify(e.event)),
+          // Chat text and tool results may hold U+0000 or lone surrogates: see toJsonbText.
+          events.map((e) => toJsonbText(e.event)),
           events.map((e) => e.occurredAt),
         ],
       );
@@ -277,21 +298,25 @@ class DecisionRun {
   private persisted = { events: 0, unjournaled: 0 };
   private outputs = 0;
   private ledgerWritten = false;
+  /** Command ids are unique per platform only; the session id names it (`<platform>-…`). */
+  private readonly platform: string;
 
   constructor(
     private readonly runner: QueryRunner,
     private readonly sessionId: string,
     private readonly commandId: string | undefined,
     private readonly store: SessionStore,
-  ) {}
+  ) {
+    this.platform = platformOfSessionId(sessionId) ?? sessionId;
+  }
 
   async execute(decision: Decision): Promise<DecisionResult> {
     await this.runner.startTransaction();
     try {
       if (this.commandId !== undefined) {
         const seen = await this.runner.manager.query<unknown[]>(
-          `SELECT 1 FROM processed_commands WHERE command_id = $1`,
-          [this.commandId],
+          `SELECT 1 FROM processed_commands WHERE platform = $1 AND command_id = $2`,
+          [this.platform, this.commandId],
         );
         if (seen.length > 0) {
           await this.runner.commitTransaction();
@@ -328,8 +353,8 @@ class DecisionRun {
       // With the first commit: a redelivery after a crash mid-decision is a duplicate, and
       // recovery, not the command, settles the turn left in flight.
       await manager.query(
-        `INSERT INTO processed_commands (command_id, session_id) VALUES ($1, $2)`,
-        [this.commandId, this.sessionId],
+        `INSERT INTO processed_commands (platform, command_id, session_id) VALUES ($1, $2, $3)`,
+        [this.platform, this.commandId, this.sessionId],
       );
       this.ledgerWritten = true;
     }

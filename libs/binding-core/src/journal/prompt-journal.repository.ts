@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
 import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
 import type { EntityManager } from 'typeorm';
 import type { MessageRef } from '../platform-adapter.port';
@@ -93,7 +94,8 @@ export class PromptJournalRepository implements PromptJournal {
         promptRefOf(key),
         JSON.stringify(conversation),
       ]);
-      const row = inserted[0] ?? (await this.lockedRow(manager, key));
+      const found = inserted[0] ?? (await this.lockedRow(manager, key));
+      const row = found && decodedRow(found);
       if (row === undefined) {
         throw new CorruptPromptRow(
           `prompt ${key.sessionId}/${key.callId}: its prompt_ref is taken by another prompt`,
@@ -182,7 +184,7 @@ export class PromptJournalRepository implements PromptJournal {
        FROM prompts WHERE session_id = $1 AND call_id = $2`,
       [key.sessionId, key.callId],
     );
-    return rows[0] === undefined ? UNTRACKED : stateOfRow(rows[0]);
+    return rows[0] === undefined ? UNTRACKED : stateOfRow(decodedRow(rows[0]));
   }
 
   async findByKey(key: PromptKey): Promise<JournaledPrompt | undefined> {
@@ -252,7 +254,7 @@ export class PromptJournalRepository implements PromptJournal {
            lease_until = clock_timestamp() + $4::int * interval '1 millisecond',
            intent = $5, updated_at = now()
        WHERE session_id = $1 AND call_id = $2`,
-      [lease.key.sessionId, lease.key.callId, owner, leaseMs, JSON.stringify(intent)],
+      [lease.key.sessionId, lease.key.callId, owner, leaseMs, toJsonbText(intent)],
     );
   }
 
@@ -292,11 +294,11 @@ export class PromptJournalRepository implements PromptJournal {
         key.callId,
         events.map((e) => e.seq),
         events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e)),
+        events.map((e) => toJsonbText(e)),
         columns.status,
         columns.lastSeq,
-        columns.request === undefined ? null : JSON.stringify(columns.request),
-        columns.messageRef === undefined ? null : JSON.stringify(columns.messageRef),
+        columns.request === undefined ? null : toJsonbText(columns.request),
+        columns.messageRef === undefined ? null : toJsonbText(columns.messageRef),
         columns.outcome ?? null,
         claimId,
         postNonce ?? null,
@@ -326,6 +328,19 @@ function projectionOf(state: PromptState): {
     case 'cleared':
       return { ...state };
   }
+}
+
+/**
+ * Display text and names in a request (and in an intent's rendering) may hold U+0000 or lone
+ * surrogates, which jsonb refuses: they are written with toJsonbText and read back here.
+ */
+function decodedRow(row: PromptRow): PromptRow {
+  return {
+    ...row,
+    request: fromJsonbValue<PromptRow['request']>(row.request),
+    message_ref: fromJsonbValue<PromptRow['message_ref']>(row.message_ref),
+    intent: fromJsonbValue<PromptRow['intent']>(row.intent),
+  };
 }
 
 function stateOfRow(row: PromptRow): PromptState {

@@ -247,6 +247,49 @@ export function interruptBatch(recorder: SessionRecorder): void {
   );
 }
 
+/**
+ * A decision failed after a checkpoint committed (its last events could not be saved), so the
+ * journal holds a turn still Running or Redriving that nothing will finish: no redelivery
+ * runs it (the command ledger already holds the id) and every later message would be an
+ * illegal transition. Ends it as an interrupted batch would: a started call may have done its
+ * work and is never run again, the rest are not run, and the chat is told. False when the
+ * turn is not in flight.
+ */
+export function failTurnInFlight(recorder: SessionRecorder): boolean {
+  const { turn, batch } = recorder.current;
+  if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return false;
+  const started = (batch?.toolCalls ?? []).filter(
+    (call) => batch?.started.includes(call.callId) && !batch.results[call.callId],
+  );
+  const names = started.map((c) => c.toolName).join(', ');
+  const notice: OutputDraft = {
+    type: 'TextOutput',
+    role: 'notice',
+    text: boundedText(
+      names
+        ? `The turn failed: its result could not be saved, and ${names} may have completed. Nothing else was run.`
+        : 'The turn failed: its result could not be saved. Nothing else was run.',
+    ),
+  };
+  if (!batch) {
+    recorder.record({ type: 'TurnFailed', reason: 'the decision could not be saved' }, [notice]);
+    return true;
+  }
+  const results = batch.toolCalls
+    .filter((call) => !batch.results[call.callId])
+    .map((call) => ({
+      callId: call.callId,
+      result: started.includes(call)
+        ? 'interrupted: the action may not have completed'
+        : 'not run: the turn failed',
+    }));
+  recorder.record(
+    { type: 'ToolBatchAbandoned', batchId: batch.batchId, reason: 'interrupted', results },
+    [notice],
+  );
+  return true;
+}
+
 /** Settles a turn a crash left in flight (S9): finish a redrive, or abandon what was running. */
 export async function resumeInFlight(
   recorder: SessionRecorder,
