@@ -95,6 +95,17 @@ describe.each(platforms)('%s binding contract', (platform) => {
     );
   }
 
+  /**
+   * The prompt's journal once the clearing edit is recorded: a binding journals an effect after
+   * the platform answered it, so the edit can be visible a moment before its journal row.
+   */
+  async function journalSettledAfterEdit(prompt: { sessionId: string; callId: string }) {
+    return waitFor('the journal to record the edit', async () => {
+      const types = (await journalFor(prompt)).map((r) => r.type);
+      return types.length > 1 ? types : undefined;
+    });
+  }
+
   /** Publishes a marker text and waits for it: everything published before was handled. */
   async function settle(
     conversation: ReturnType<PlatformDriver['freshConversation']>,
@@ -168,7 +179,7 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(edited.buttons).toHaveLength(0);
     expect(edited.text).toContain('Approve once');
     expect(edited.text).toMatch(new RegExp(`${bob.id}|${bob.displayName}`));
-    const types = (await journalFor(request)).map((r) => r.type);
+    const types = await journalSettledAfterEdit(request);
     expect(types).toEqual(['PendingApprovalPromptTracked', 'PendingApprovalPromptCleared']);
   });
 
@@ -186,7 +197,7 @@ describe.each(platforms)('%s binding contract', (platform) => {
       const edited = await promptIn(conversation, 'the banner', (m) => m.edits > 0);
       expect(edited.buttons).toHaveLength(0);
       expect(edited.text.toLowerCase()).toContain(banner);
-      expect((await journalFor(request)).at(-1)!.type).toBe('PendingApprovalPromptCleared');
+      expect((await journalSettledAfterEdit(request)).at(-1)).toBe('PendingApprovalPromptCleared');
 
       await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
       await binding.publish(resolvedOutput(request, 10));
