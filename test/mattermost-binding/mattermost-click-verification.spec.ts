@@ -6,7 +6,7 @@ import {
   actionCallbackBody,
   otherNonce,
   tamperedContext,
-} from '../fakes/mattermost-inbound.payloads';
+} from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { alice, bob } from '../support/commands';
 import { requestOutput, resolvedOutput, updateOutput } from '../support/outputs';

@@ -1,6 +1,6 @@
 import { OpenAiChatClient } from '../../../apps/session-service/src/model/openai-chat.client';
 import type { ModelRequest } from '../../../apps/session-service/src/model/model-client.port';
-import { OPENAI_FAKE_KEY, OpenAiApiFake } from '../../fakes/openai-api.fake';
+import { OPENAI_FAKE_KEY, OpenAiApiFake } from '@tollgate/platform-standins';
 
 const TOOLS = [{ name: 'write_note', description: 'Stores a note' }];
 
