@@ -1,0 +1,189 @@
+import {
+  askCommandInteraction,
+  buttonClickInteraction,
+  DiscordApiFake,
+  type DiscordApiFakeSnapshot,
+  type DiscordKeyPair,
+  type FakeDiscordMessage,
+  generateDiscordKeyPair,
+  interactionToken,
+  signDiscordRequest,
+} from '@tollgate/platform-standins';
+import { z } from 'zod';
+import { PEOPLE, type PersonKey, personById } from './sandbox-people';
+import type { PanelMessage, PanelView, SandboxPlatform } from './sandbox-platform.port';
+
+const CHANNEL = '1300000000000000001';
+const STYLES: Record<number, 'primary' | 'danger' | 'default'> = { 1: 'primary', 4: 'danger' };
+const refSchema = z.strictObject({ messageId: z.string().max(32), customId: z.string().max(100) });
+
+/** A `/ask` someone ran: Discord shows it as the bot's reply headed "<name> used /ask". */
+interface Ask {
+  readonly token: string;
+  readonly person: PersonKey;
+  readonly text: string;
+  readonly at: number;
+}
+
+interface DiscordSandboxState {
+  readonly standin: DiscordApiFakeSnapshot;
+  readonly asks: readonly Ask[];
+}
+
+/**
+ * Discord in the sandbox: one guild text channel. A message is the `/ask` application command
+ * and a click a component interaction, both Ed25519-signed with the app's key and POSTed to
+ * /discord/interactions; the binding answers them through interaction follow-ups and edits.
+ */
+export class DiscordSandboxPlatform implements SandboxPlatform {
+  readonly platform = 'discord' as const;
+  private readonly standin = new DiscordApiFake();
+  /** Discord signs with the private key; the binding holds the public one. */
+  private readonly keys: DiscordKeyPair = generateDiscordKeyPair();
+  private asks: Ask[] = [];
+
+  async start(): Promise<void> {
+    await this.standin.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.standin.stop();
+  }
+
+  bindingEnv(): Record<string, string> {
+    return {
+      DISCORD_BOT_TOKEN: this.standin.botToken,
+      DISCORD_PUBLIC_KEY: this.keys.publicKeyHex,
+      DISCORD_APPLICATION_ID: this.standin.applicationId,
+      DISCORD_API_URL: this.standin.apiUrl,
+    };
+  }
+
+  async say(bindingUrl: string, person: PersonKey, text: string): Promise<number> {
+    const token = interactionToken();
+    const user = userOf(person);
+    this.standin.issueInteraction({ token, userId: user.id, channelId: CHANNEL });
+    this.asks.push({ token, person, text, at: Date.now() });
+    const body = JSON.stringify(
+      askCommandInteraction({
+        applicationId: this.standin.applicationId,
+        guildId: this.standin.guildId,
+        channelId: CHANNEL,
+        user,
+        token,
+        text,
+      }),
+    );
+    return this.send(bindingUrl, body);
+  }
+
+  async click(bindingUrl: string, person: PersonKey, ref: string): Promise<number> {
+    const { messageId, customId } = refSchema.parse(JSON.parse(ref));
+    const message = this.standin.message(CHANNEL, messageId);
+    const shown = message?.components.some((row) =>
+      row.components.some((b) => b.custom_id === customId && !b.disabled),
+    );
+    if (!shown) return 404;
+    const token = interactionToken();
+    const user = userOf(person);
+    this.standin.issueInteraction({ token, userId: user.id, channelId: CHANNEL });
+    const body = JSON.stringify(
+      buttonClickInteraction({
+        applicationId: this.standin.applicationId,
+        guildId: this.standin.guildId,
+        channelId: CHANNEL,
+        user,
+        token,
+        customId,
+        messageId,
+      }),
+    );
+    return this.send(bindingUrl, body);
+  }
+
+  view(viewer: PersonKey): PanelView {
+    const messages: PanelMessage[] = this.asks.map((ask) => ({
+      id: `ask-${ask.token.slice(-12)}`,
+      author: 'Tollgate',
+      fromBot: true,
+      at: ask.at,
+      parts: [
+        { kind: 'context', text: `${PEOPLE[ask.person].name} used /ask: ${ask.text}` },
+        {
+          kind: 'text',
+          text: this.standin.original(ask.token)?.content ?? 'Tollgate is thinking…',
+        },
+      ],
+      buttons: [],
+      edits: 0,
+    }));
+    messages.push(
+      ...this.standin.messages.filter((m) => m.channel_id === CHANNEL).map((m) => this.message(m)),
+    );
+    for (const [index, notice] of this.standin.notices.entries()) {
+      const person = personById('discord', notice.userId);
+      if (person?.key !== viewer) continue;
+      messages.push({
+        id: `notice-${index}`,
+        author: 'Tollgate',
+        fromBot: true,
+        at: notice.at.getTime(),
+        parts: [{ kind: 'text', text: notice.content }],
+        buttons: [],
+        edits: 0,
+        privateTo: person.key,
+      });
+    }
+    return { platform: 'discord', real: false, messages: messages.sort((a, b) => a.at - b.at) };
+  }
+
+  fingerprint(): string {
+    const edits = this.standin.messages.reduce((sum, m) => sum + m.edits, 0);
+    const originals = this.asks.map((a) => this.standin.original(a.token)?.edits ?? -1).join();
+    return `${this.standin.messages.length}/${edits}/${this.standin.notices.length}/${originals}`;
+  }
+
+  snapshot(): DiscordSandboxState {
+    return { standin: this.standin.snapshot(), asks: this.asks };
+  }
+
+  restore(snapshot: unknown): void {
+    const state = snapshot as DiscordSandboxState;
+    this.standin.restore(state.standin);
+    this.asks = [...state.asks];
+  }
+
+  private message(m: FakeDiscordMessage): PanelMessage {
+    return {
+      id: m.id,
+      author: 'Tollgate',
+      fromBot: true,
+      at: m.created_at.getTime(),
+      parts: [{ kind: 'text', text: m.content }],
+      buttons: m.components.flatMap((row) =>
+        row.components.map((b) => ({
+          label: b.label ?? '',
+          style: STYLES[b.style] ?? 'default',
+          disabled: b.disabled === true,
+          ref: JSON.stringify({ messageId: m.id, customId: b.custom_id ?? '' }),
+        })),
+      ),
+      edits: m.edits,
+    };
+  }
+
+  private async send(bindingUrl: string, body: string): Promise<number> {
+    const signed = signDiscordRequest(this.keys.privateKey, Math.floor(Date.now() / 1000), body);
+    const response = await fetch(`${bindingUrl}/discord/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signed },
+      body,
+    });
+    return response.status;
+  }
+}
+
+function userOf(person: PersonKey): { id: string; username: string; global_name: string } {
+  const { ids, name, key } = PEOPLE[person];
+  return { id: ids.discord, username: key, global_name: name };
+}
