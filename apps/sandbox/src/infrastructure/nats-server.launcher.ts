@@ -28,6 +28,7 @@ export async function provideNats(
   dataDir: string,
   logFile: string,
   progress: (line: string) => void,
+  searchDirs: readonly string[] = defaultSearchDirs(),
 ): Promise<NatsEndpoint> {
   if (natsUrl) {
     const first = new URL(natsUrl.split(',')[0].trim());
@@ -37,13 +38,17 @@ export async function provideNats(
     }
     progress(`NATS: nothing answers at NATS_URL (${first.host}); starting nats-server`);
   }
-  const binary = findNatsServer();
+  const binary = findNatsServer(searchDirs);
   if (!binary) throw new StartupFailure(NATS_MISSING);
   return OwnNatsServer.start(binary, dataDir, logFile, progress);
 }
 
-function findNatsServer(): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin'];
+/** PATH, then where Debian's package puts it (/usr/sbin is not on a normal user's PATH). */
+function defaultSearchDirs(): string[] {
+  return [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin'];
+}
+
+function findNatsServer(dirs: readonly string[]): string | undefined {
   for (const dir of dirs.filter(Boolean)) {
     const candidate = join(dir, 'nats-server');
     try {
