@@ -7,11 +7,7 @@ import {
   signDiscordRequest,
 } from '@tollgate/platform-standins';
 import { actionCallbackBody, slashCommandBody } from '@tollgate/platform-standins';
-import {
-  appMentionEvent,
-  blockActionsPayload,
-  eventCallback,
-} from '@tollgate/platform-standins';
+import { appMentionEvent, blockActionsPayload, eventCallback } from '@tollgate/platform-standins';
 import { signSlackRequest } from '@tollgate/platform-standins';
 import {
   formEncode,

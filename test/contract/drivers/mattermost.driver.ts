@@ -9,11 +9,7 @@ import {
   type MattermostRoute,
   type PostAction,
 } from '@tollgate/platform-standins';
-import {
-  actionCallbackBody,
-  slashCommandBody,
-  tamperedContext,
-} from '@tollgate/platform-standins';
+import { actionCallbackBody, slashCommandBody, tamperedContext } from '@tollgate/platform-standins';
 import { alice, bob } from '../../support/commands';
 import { uniqueToken } from '../../support/unique';
 import type {
