@@ -65,6 +65,10 @@ function baseShape(service: ServiceName) {
     TOLLGATE_DRAIN_MS: integer(0, 600_000).default(10_000),
     TOLLGATE_RETRY_BASE_MS: integer(1, 3_600_000).default(1_000),
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
+    // Set on every pooled PostgreSQL session (see DEFAULT_SESSION_TIMEOUTS in persistence).
+    DATABASE_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
+    DATABASE_LOCK_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
   };
 }
 

@@ -11,6 +11,9 @@ import { builtInTools } from '../../../apps/session-service/src/tools/tool-regis
 import { freshConversation, userMessage } from '../../support/commands';
 import { createTestSchema, withClient } from '../../support/database';
 import { noToolGrants } from '../../../apps/session-service/src/session/domain/tool-grants.port';
+import { HandleCommand } from '../../../apps/session-service/src/commands/handle-command.usecase';
+import { SessionScheduler } from '../../../apps/session-service/src/commands/session-scheduler';
+import { waitFor } from '../../support/wait-for';
 
 const deps = {
   model: new ScriptedModelClient(),
@@ -81,22 +84,45 @@ describe('session store (journal, outbox, ledger in one transaction)', () => {
     ]);
   });
 
-  it('serializes concurrent commands of one session and skips a repeated command id', async () => {
+  it('S15 the scheduler decides concurrent commands of one session in arrival order and skips a repeated command id', async () => {
     const conversation = freshConversation();
     const sessionId = deriveSessionId(conversation);
+    const handle = new HandleCommand(store, deps);
+    const scheduler = new SessionScheduler({
+      store,
+      decide: (command, options) => handle.execute(command, options),
+      recover: (id) => store.decide(id, undefined, () => undefined),
+      logger: pino({ level: 'silent' }),
+      maxTurns: 100,
+      retryBaseMs: 10,
+      retryMaxMs: 100,
+      deadLetter: async () => {
+        throw new Error('nothing here may be dead-lettered');
+      },
+    });
     const messages = Array.from({ length: 6 }, (_, i) => userMessage(conversation, `m${i}`));
-    const results = await Promise.all(
-      [...messages, messages[0]].map((m) =>
-        store.decide(sessionId, m.id, (recorder) => decideUserMessage(recorder, m, deps)),
-      ),
-    );
-    expect(results.filter((r) => r.kind === 'duplicate')).toHaveLength(1);
+    const submitted = await Promise.all([...messages, messages[0]].map((m) => scheduler.submit(m)));
+    // The first is decided at once; the rest arrived while it ran and were queued, not held.
+    expect(submitted[0]).toBe('decided');
+    expect(submitted.slice(1).every((r) => r === 'queued' || r === 'duplicate')).toBe(true);
+    await waitFor('the session to be idle', () => scheduler.sessionsBusy === 0);
     // SessionStarted, then two events per message, with no gap and no repeat.
     expect(await seqs(sessionId)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    const texts: { text: string }[] = await dataSource.query(
+      `SELECT data->>'text' AS text FROM session_events
+       WHERE session_id = $1 AND type = 'UserMessageReceived' ORDER BY seq`,
+      [sessionId],
+    );
+    expect(texts.map((t) => t.text)).toEqual(messages.map((m) => m.text));
     const outbox: { id: string }[] = await dataSource.query(
       `SELECT id FROM outbox WHERE session_id = $1`,
       [sessionId],
     );
     expect(outbox).toHaveLength(6);
+    const inbox: unknown[] = await dataSource.query(
+      `SELECT 1 FROM session_inbox WHERE session_id = $1`,
+      [sessionId],
+    );
+    expect(inbox).toHaveLength(0);
   });
 });

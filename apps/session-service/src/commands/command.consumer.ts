@@ -1,34 +1,44 @@
 import { InvalidPayload, PermanentFailure, type DeliveredMessage } from '@tollgate/messaging';
-import { parseCommandForSubject, type Subjects } from '@tollgate/protocol';
+import { type Command, parseCommandForSubject, type Subjects } from '@tollgate/protocol';
 import type { Logger } from 'pino';
+import { SessionUnreplayable } from '../journal/session-store';
 import { IllegalApprovalTransition } from '../session/domain/approval-turn.errors';
-import type { HandleCommand } from './handle-command.usecase';
+import type { Submitted } from './session-scheduler';
 
 /**
- * The NATS adapter for commands: validate, hand to the use case, and say how to settle.
- * Invalid payloads and decisions the journal cannot hold are dead-lettered (the consumer
- * keeps going); anything else — the database away, say — is retried.
+ * The NATS adapter for commands: validate, hand to the scheduler, and say how to settle.
+ * The scheduler answers once the command is durable (its decision's first commit, or its row
+ * in the session's inbox), so a message is never held for the length of a turn. Invalid
+ * payloads and decisions the journal cannot hold are dead-lettered (the consumer keeps
+ * going); anything else — the database away, say — is retried.
  */
 export function commandMessageHandler(
   subjects: Subjects,
-  handleCommand: HandleCommand,
+  scheduler: { submit(command: Command): Promise<Submitted> },
   logger: Logger,
 ): (message: DeliveredMessage) => Promise<void> {
   return async (message) => {
     const parsed = parseCommandForSubject(subjects, message.subject, message.data);
     if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
     const command = parsed.value;
+    let result: Submitted;
     try {
-      const result = await handleCommand.execute(command);
-      logger.debug(
-        { sessionId: command.sessionId, commandId: command.id, type: command.type, result },
-        'command handled',
-      );
+      result = await scheduler.submit(command);
     } catch (error) {
       if (error instanceof IllegalApprovalTransition) {
         throw new PermanentFailure(`illegal_transition: ${error.message}`, { cause: error });
       }
+      if (error instanceof SessionUnreplayable) {
+        throw new PermanentFailure(`session_quarantined: ${error.message}`, { cause: error });
+      }
       throw error;
     }
+    if (result === 'quarantined') {
+      throw new PermanentFailure(`session_quarantined: session ${command.sessionId}`);
+    }
+    logger.debug(
+      { sessionId: command.sessionId, commandId: command.id, type: command.type, result },
+      'command handled',
+    );
   };
 }

@@ -1,25 +1,33 @@
 import type { Command } from '@tollgate/protocol';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
-import type { DecisionResult, SessionStore } from '../journal/session-store';
+import type { DecideOptions, DecisionResult, SessionStore } from '../journal/session-store';
 
-/** One command, one decision, one transaction; a repeated command id changes nothing. */
+/**
+ * One command, one decision: short transactions around the turn's I/O, the first of them
+ * with the command ledger; a repeated command id changes nothing.
+ */
 export class HandleCommand {
   constructor(
     private readonly store: SessionStore,
     private readonly deps: SessionDeps,
   ) {}
 
-  async execute(command: Command): Promise<DecisionResult> {
-    return this.store.decide(command.sessionId, command.id, async (recorder) => {
-      switch (command.type) {
-        case 'UserMessage':
-          return decideUserMessage(recorder, command, this.deps);
-        case 'ToolInteractionResponse':
-          return decideResponse(recorder, command, this.deps);
-        case 'JoinSession':
-          return decideJoin(recorder, command);
-      }
-    });
+  async execute(command: Command, options: DecideOptions = {}): Promise<DecisionResult> {
+    return this.store.decide(
+      command.sessionId,
+      command.id,
+      async (recorder) => {
+        switch (command.type) {
+          case 'UserMessage':
+            return decideUserMessage(recorder, command, this.deps);
+          case 'ToolInteractionResponse':
+            return decideResponse(recorder, command, this.deps);
+          case 'JoinSession':
+            return decideJoin(recorder, command);
+        }
+      },
+      options,
+    );
   }
 }

@@ -50,8 +50,12 @@ export function historyOf(events: readonly JournaledEvent[]): ProviderMessage[] 
         break;
       case 'ToolBatchAbandoned':
         if (!Array.isArray(event.results)) throw unrestorable(seq, 'results');
-        for (const r of event.results) {
-          messages.push({ role: 'tool', callId: text(r.callId, seq), content: text(r.result, seq) });
+        for (const r of event.results as readonly { callId: unknown; result: unknown }[]) {
+          messages.push({
+            role: 'tool',
+            callId: text(r.callId, seq),
+            content: text(r.result, seq),
+          });
         }
         break;
       case 'TurnCompleted':
