@@ -565,6 +565,7 @@ class DecisionRun {
         async (r, point) => {
           await this.commit(r);
           this.store.failpoint(point);
+          r.clockAt(this.store.now());
         },
         this.store.historySource(this.sessionId),
       );

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { SessionStore } from '../journal/session-store';
+import { isParked } from '../session/domain/approval-turn';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideRecovery } from '../session/domain/session.decider';
 
@@ -30,7 +31,8 @@ export class RecoverSessions {
     for (let i = 0; i < parked.length; i += RECOVERY_CHUNK) {
       const chunk = parked.slice(i, i + RECOVERY_CHUNK);
       const result = await this.store.decideMany(chunk, async (recorder) => {
-        await decideRecovery(recorder, this.deps);
+        // A turn in flight is the scheduler's (it may call the model); only parked ones here.
+        if (isParked(recorder.current.turn)) await decideRecovery(recorder, this.deps);
       });
       sessions += result.sessions;
       refreshed += result.outputs;

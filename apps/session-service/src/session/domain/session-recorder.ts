@@ -45,7 +45,7 @@ export class SessionRecorder {
 
   constructor(
     initial: SessionState,
-    private readonly now: string,
+    private now: string,
     private readonly onCheckpoint: (
       recorder: SessionRecorder,
       point: CheckpointName,
@@ -67,6 +67,11 @@ export class SessionRecorder {
    */
   async checkpoint(point: CheckpointName): Promise<void> {
     await this.onCheckpoint(this, point);
+  }
+
+  /** After a checkpoint's I/O, what is recorded next carries the time it is decided. */
+  clockAt(now: string): void {
+    this.now = now;
   }
 
   get current(): SessionState {
