@@ -3,12 +3,16 @@ import { deriveSessionId, Subjects } from '@tollgate/protocol';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
-import { SessionStore } from '../../../apps/session-service/src/journal/session-store';
+import {
+  SessionStore,
+  SessionUnreplayable,
+  STATE_FORMAT,
+} from '../../../apps/session-service/src/journal/session-store';
 import { ScriptedModelClient } from '../../../apps/session-service/src/model/scripted-model.client';
 import { decideUserMessage } from '../../../apps/session-service/src/session/domain/session.decider';
 import { defaultToolPolicy } from '../../../apps/session-service/src/tools/tool-policy';
 import { builtInTools } from '../../../apps/session-service/src/tools/tool-registry';
-import { freshConversation, userMessage } from '../../support/commands';
+import { freshConversation, response, userMessage } from '../../support/commands';
 import { createTestSchema, withClient } from '../../support/database';
 import { noToolGrants } from '../../../apps/session-service/src/session/domain/tool-grants.port';
 import { HandleCommand } from '../../../apps/session-service/src/commands/handle-command.usecase';
@@ -124,5 +128,89 @@ describe('session store (journal, outbox, ledger in one transaction)', () => {
       [sessionId],
     );
     expect(inbox).toHaveLength(0);
+  });
+
+  it('S16 a long session loads from its state row, stores no context per call, and its journal grows linearly', async () => {
+    const conversation = freshConversation();
+    const sessionId = deriveSessionId(conversation);
+    const handle = new HandleCommand(store, deps);
+    const round = async (i: number) => {
+      const message = userMessage(conversation, `!write_note {"text":"note ${i}"}`);
+      await handle.execute(message);
+      const { seq } = (
+        await dataSource.query<{ seq: number }[]>(
+          `SELECT max(seq) AS seq FROM session_events WHERE session_id = $1`,
+          [sessionId],
+        )
+      )[0];
+      // The scripted model names the call after the seq of the message that asked for it.
+      const turnSeq = seq - 2;
+      await handle.execute(response(conversation, `call_${turnSeq}_1`, 'approve_once'));
+    };
+    const ROUNDS = 40;
+    for (let i = 0; i < ROUNDS; i += 1) await round(i);
+
+    const events: { seq: number; type: string; bytes: number }[] = await dataSource.query(
+      `SELECT seq, type, pg_column_size(data) AS bytes FROM session_events
+       WHERE session_id = $1 ORDER BY seq`,
+      [sessionId],
+    );
+    // SessionStarted, then 7 events per round: message, batch, request, answer, start, result, reply.
+    expect(events).toHaveLength(1 + 7 * ROUNDS);
+    const roundBytes = (r: number) =>
+      events.slice(1 + 7 * r, 1 + 7 * (r + 1)).reduce((sum, e) => sum + e.bytes, 0);
+    expect(roundBytes(ROUNDS - 1)).toBeLessThan(roundBytes(1) * 1.2);
+    const withContext: unknown[] = await dataSource.query(
+      `SELECT 1 FROM session_events WHERE session_id = $1 AND data ? 'turnContext'`,
+      [sessionId],
+    );
+    expect(withContext).toHaveLength(0);
+
+    const [row] = await dataSource.query<{ version: number; format: number; bytes: number }[]>(
+      `SELECT version, format, pg_column_size(state) AS bytes FROM session_state WHERE session_id = $1`,
+      [sessionId],
+    );
+    expect(row).toMatchObject({ version: events.length, format: STATE_FORMAT });
+    expect(row.bytes).toBeLessThan(4_000);
+
+    // An early event this version could not replay: the load never reads it...
+    await dataSource.query(
+      `UPDATE session_events SET data = '{"type":"TurnCompleted","reply":"x"}'
+       WHERE session_id = $1 AND seq = 4`,
+      [sessionId],
+    );
+    await round(ROUNDS);
+    // ...until the state row is gone and the whole journal must be replayed.
+    await dataSource.query(`DELETE FROM session_state WHERE session_id = $1`, [sessionId]);
+    await expect(handle.execute(userMessage(conversation, 'hello'))).rejects.toBeInstanceOf(
+      SessionUnreplayable,
+    );
+  });
+
+  it('S16 a state row of another format is ignored and the journal replayed', async () => {
+    const conversation = freshConversation();
+    const sessionId = deriveSessionId(conversation);
+    const handle = new HandleCommand(store, deps);
+    await handle.execute(userMessage(conversation, '!write_note {"text":"x"}'));
+    await dataSource.query(
+      `UPDATE session_state SET format = format - 1, state = '{"garbage":true}' WHERE session_id = $1`,
+      [sessionId],
+    );
+    await handle.execute(response(conversation, 'call_2_1', 'approve_once'));
+    const types: { type: string }[] = await dataSource.query(
+      `SELECT type FROM session_events WHERE session_id = $1 ORDER BY seq`,
+      [sessionId],
+    );
+    expect(types.map((t) => t.type).slice(-4)).toEqual([
+      'ToolApprovalResolved',
+      'ToolExecutionStarted',
+      'ToolCallRecorded',
+      'TurnCompleted',
+    ]);
+    const [row] = await dataSource.query<{ format: number }[]>(
+      `SELECT format FROM session_state WHERE session_id = $1`,
+      [sessionId],
+    );
+    expect(row?.format).toBe(STATE_FORMAT);
   });
 });
