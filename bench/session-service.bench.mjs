@@ -347,10 +347,13 @@ async function longSessionClicks(db) {
   await ready();
   const requests = new Map([[sessionId, pendingCall()]]);
   const resolved = new Map();
+  const replies = new Map();
   const sub = watchOutputs((output, at) => {
     if (output.type === 'ToolInteractionRequest') requests.set(output.sessionId, output.callId);
     if (output.type === 'ToolInteractionResolved')
       resolved.set(`${output.sessionId}/${output.callId}`, at);
+    if (output.type === 'TextOutput' && output.role === 'assistant')
+      replies.set(output.sessionId, (replies.get(output.sessionId) ?? 0) + 1);
   });
   const js = jetstream(nc);
   const subjects = new protocol.Subjects(prefix);
@@ -373,8 +376,12 @@ async function longSessionClicks(db) {
     const sent = performance.now();
     await send(command);
     const key = `${session.sessionId}/${callId}`;
+    const repliesBefore = replies.get(session.sessionId) ?? 0;
     await until(`resolved ${key}`, async () => resolved.has(key), 30_000);
-    return resolved.get(key) - sent;
+    const ms = resolved.get(key) - sent;
+    // Its turn (the tool, the model's answer) ends before anything else is measured.
+    await until('the reply', async () => (replies.get(session.sessionId) ?? 0) > repliesBefore);
+    return ms;
   };
   const repark = async () => {
     const before = requests.get(sessionId);
@@ -394,13 +401,13 @@ async function longSessionClicks(db) {
   const freshLatencies = [];
   for (let i = 0; i <= LONG_CLICKS; i += 1) {
     const longMs = await click({ sessionId, conversation }, requests.get(sessionId));
+    await repark();
     const freshMs = await click(fresh[i], 'call_2_1');
     // The first of each warms the process (and builds the long session's state row).
     if (i > 0) {
       longLatencies.push(longMs);
       freshLatencies.push(freshMs);
     }
-    await repark();
   }
   sub.unsubscribe();
   await stop(service);

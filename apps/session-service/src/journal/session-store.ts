@@ -338,28 +338,50 @@ export class SessionStore {
     ]);
   }
 
-  /** @internal Quarantined? */
-  async isQuarantined(manager: EntityManager, sessionId: string): Promise<boolean> {
-    const rows = await manager.query<unknown[]>(
-      `SELECT 1 FROM quarantined_sessions WHERE session_id = $1`,
-      [sessionId],
-    );
-    return rows.length > 0;
-  }
-
   /**
-   * @internal The session as of its last commit: its state row plus the events after it.
-   * Costs the events since the row was written (none, normally), not the whole journal.
+   * @internal Everything a decision reads first, in one round trip: whether the session is
+   * quarantined, whether the command was already decided, and the session as of its last
+   * commit — its state row plus the events after it. Costs the events since the row was
+   * written (none, normally), not the whole journal.
    */
-  async load(manager: EntityManager, sessionId: string): Promise<SessionState> {
-    const base = (await this.stateRows(manager, [sessionId])).get(sessionId);
-    const rows = await manager.query<{ seq: number; data: SessionEvent; occurred_at: Date }[]>(
-      `SELECT seq, data, occurred_at FROM session_events WHERE session_id = $1 AND seq > $2
-       ORDER BY seq`,
-      [sessionId, base?.version ?? 0],
+  async open(
+    manager: EntityManager,
+    sessionId: string,
+    commandId: string | undefined,
+  ): Promise<
+    | { readonly kind: 'quarantined' | 'duplicate' }
+    | { readonly kind: 'loaded'; readonly state: SessionState }
+  > {
+    const [row] = await manager.query<
+      {
+        quarantined: boolean;
+        seen: boolean;
+        state: SessionState | null;
+        tail: { seq: number; data: SessionEvent; occurred_at: string }[];
+      }[]
+    >(
+      `SELECT
+         EXISTS (SELECT 1 FROM quarantined_sessions WHERE session_id = $1) AS quarantined,
+         ($2::text IS NOT NULL
+           AND EXISTS (SELECT 1 FROM processed_commands WHERE command_id = $2)) AS seen,
+         s.state,
+         (SELECT coalesce(json_agg(json_build_object(
+                   'seq', e.seq, 'data', e.data, 'occurred_at', e.occurred_at) ORDER BY e.seq),
+                 '[]'::json)
+          FROM session_events e
+          WHERE e.session_id = $1 AND e.seq > coalesce(s.version, 0)) AS tail
+       FROM (SELECT 1) AS one
+       LEFT JOIN session_state s ON s.session_id = $1 AND s.format = $3`,
+      [sessionId, commandId ?? null, STATE_FORMAT],
     );
+    if (!row) throw new Error('the opening read returned no row');
+    if (row.quarantined) return { kind: 'quarantined' };
+    if (row.seen) return { kind: 'duplicate' };
     try {
-      return rows.map(journaled).reduce(evolve, base ?? initialSessionState(sessionId));
+      const state = row.tail
+        .map(journaled)
+        .reduce(evolve, row.state ?? initialSessionState(sessionId));
+      return { kind: 'loaded', state };
     } catch (error) {
       throw new SessionUnreplayable(sessionId, error);
     }
@@ -370,6 +392,7 @@ export class SessionStore {
     manager: EntityManager,
     recorder: SessionRecorder,
     from: { events: number; unjournaled: number },
+    previous: SessionState,
   ): Promise<number> {
     const sessionId = recorder.current.sessionId;
     const events = recorder.recorded.slice(from.events);
@@ -382,7 +405,7 @@ export class SessionStore {
         manager,
         events.map((e) => ({ ...e, sessionId })),
       );
-      await this.project(manager, [recorder]);
+      await this.projectChanges(manager, previous, recorder.current);
       await this.saveStates(manager, [recorder.current]);
       await projectAlwaysGrants(
         manager,
@@ -489,6 +512,44 @@ export class SessionStore {
     }
   }
 
+  /**
+   * The projections, touched only where the state changed since the last commit: a turn that
+   * neither parks nor settles costs no projection write.
+   */
+  private async projectChanges(
+    manager: EntityManager,
+    before: SessionState,
+    after: SessionState,
+  ): Promise<void> {
+    const key = (s: SessionState) =>
+      pendingCalls(s.turn)
+        .map((p) => `${p.callId}@${p.requestedSeq}`)
+        .join(' ');
+    if (key(before) !== key(after)) {
+      const pending = pendingCalls(after.turn);
+      await manager.query(`DELETE FROM pending_approvals WHERE session_id = $1`, [after.sessionId]);
+      if (pending.length > 0) {
+        await manager.query(
+          `INSERT INTO pending_approvals (session_id, call_id, requested_seq)
+           SELECT $1, * FROM unnest($2::text[], $3::int[])`,
+          [after.sessionId, pending.map((p) => p.callId), pending.map((p) => p.requestedSeq)],
+        );
+      }
+    }
+    const inFlight = (s: SessionState) =>
+      s.turn.phase === 'Running' || s.turn.phase === 'Redriving';
+    if (inFlight(after) && !inFlight(before)) {
+      await manager.query(
+        `INSERT INTO sessions_in_flight (session_id) VALUES ($1) ON CONFLICT DO NOTHING`,
+        [after.sessionId],
+      );
+    } else if (!inFlight(after) && inFlight(before)) {
+      await manager.query(`DELETE FROM sessions_in_flight WHERE session_id = $1`, [
+        after.sessionId,
+      ]);
+    }
+  }
+
   private async enqueue(manager: EntityManager, outputs: readonly Output[]): Promise<void> {
     await manager.query(
       `INSERT INTO outbox (id, session_id, subject, payload)
@@ -507,7 +568,11 @@ export class SessionStore {
   }
 }
 
-function journaled(r: { seq: number; data: SessionEvent; occurred_at: Date }): JournaledEvent {
+function journaled(r: {
+  seq: number;
+  data: SessionEvent;
+  occurred_at: Date | string;
+}): JournaledEvent {
   return { seq: r.seq, event: r.data, occurredAt: new Date(r.occurred_at).toISOString() };
 }
 
@@ -529,6 +594,8 @@ class DecisionRun {
   committedAny = false;
   private runner?: QueryRunner;
   private persisted = { events: 0, unjournaled: 0 };
+  /** The state as of the last commit (or the load), for the projections' diff. */
+  private committedState?: SessionState;
   private outputs = 0;
   private settled = false;
 
@@ -542,25 +609,15 @@ class DecisionRun {
   async execute(decision: Decision): Promise<DecisionResult> {
     try {
       const manager = await this.begin();
-      if (await this.store.isQuarantined(manager, this.sessionId)) {
+      const opened = await this.store.open(manager, this.sessionId, this.commandId);
+      if (opened.kind !== 'loaded') {
         await this.settleInbox(manager);
         await this.finish();
-        return { kind: 'quarantined' };
+        return { kind: opened.kind };
       }
-      if (this.commandId !== undefined) {
-        const seen = await manager.query<unknown[]>(
-          `SELECT 1 FROM processed_commands WHERE command_id = $1`,
-          [this.commandId],
-        );
-        if (seen.length > 0) {
-          await this.settleInbox(manager);
-          await this.finish();
-          return { kind: 'duplicate' };
-        }
-      }
-      const state = await this.store.load(manager, this.sessionId);
+      this.committedState = opened.state;
       const recorder = new SessionRecorder(
-        state,
+        opened.state,
         this.store.now(),
         async (r, point) => {
           await this.commit(r);
@@ -595,7 +652,13 @@ class DecisionRun {
       this.settled;
     if (nothingNew && !this.runner) return;
     const manager = await this.begin();
-    this.outputs += await this.store.persist(manager, recorder, this.persisted);
+    this.outputs += await this.store.persist(
+      manager,
+      recorder,
+      this.persisted,
+      this.committedState ?? recorder.current,
+    );
+    this.committedState = recorder.current;
     this.persisted = {
       events: recorder.recorded.length,
       unjournaled: recorder.unjournaledOutputs.length,
