@@ -224,9 +224,13 @@ try {
       sender: { id: 'UBENCH' },
     };
     const sent = performance.now();
-    await js.publish(subjects.command(s.sessionId, 'response'), protocol.encodeMessage(click), {
-      msgID: click.id,
-    });
+    await js.publish(
+      subjects.command(s.conversation.platform, s.sessionId, 'response'),
+      protocol.encodeMessage(click),
+      {
+        msgID: click.id,
+      },
+    );
     await until(`resolved ${i}`, async () => resolvedAt.has(s.sessionId), 10_000);
     latencies.push(resolvedAt.get(s.sessionId) - sent);
   }

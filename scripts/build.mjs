@@ -12,6 +12,7 @@ const finalDist = join(root, 'dist');
 // Built aside and swapped in, so a running service or test never sees a half-built dist/.
 const dist = join(root, `.dist-build-${process.pid}`);
 const aliasPattern = /require\("@tollgate\/([a-z-]+)"\)/g;
+const relativePattern = /require\("(\.\.?\/[^"]*)"\)/g;
 
 async function* sources(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -37,6 +38,26 @@ async function packages() {
   return found;
 }
 
+function requireOf(out, target) {
+  let path = toPosix(relative(dirname(out), target));
+  if (!path.startsWith('.')) path = `./${path}`;
+  return `require(${JSON.stringify(path)})`;
+}
+
+// A relative import into another app or lib (the operator CLI reads the session-service's
+// stores) names that package's src/; dist/ drops the src/ level, so the path is re-aimed.
+// Imports within one package keep their path: both ends lose the same level.
+function crossPackage(file, out, path) {
+  const from = toPosix(relative(root, dirname(file)))
+    .split('/')
+    .slice(0, 2)
+    .join('/');
+  const target = toPosix(relative(root, join(dirname(file), path)));
+  const parts = /^((?:apps|libs)\/[^/]+)\/src\/(.*)$/.exec(target);
+  if (!parts || parts[1] === from) return undefined;
+  return requireOf(out, join(dist, parts[1], parts[2]));
+}
+
 function toPosix(path) {
   return path.split(sep).join(posix.sep);
 }
@@ -53,11 +74,9 @@ async function compile(file, out) {
     sourceMaps: true,
     sourceFileName: toPosix(relative(dirname(out), file)),
   });
-  const rewritten = code.replace(aliasPattern, (_match, lib) => {
-    let target = toPosix(relative(dirname(out), join(dist, 'libs', lib, 'index.js')));
-    if (!target.startsWith('.')) target = `./${target}`;
-    return `require(${JSON.stringify(target)})`;
-  });
+  const rewritten = code
+    .replace(aliasPattern, (_match, lib) => requireOf(out, join(dist, 'libs', lib, 'index.js')))
+    .replace(relativePattern, (match, path) => crossPackage(file, out, path) ?? match);
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${rewritten}\n//# sourceMappingURL=${out.split(sep).pop()}.map\n`);
   if (map) await writeFile(`${out}.map`, map);
@@ -79,4 +98,5 @@ const old = join(root, `.dist-old-${process.pid}`);
 await rename(finalDist, old).catch(() => undefined);
 await rename(dist, finalDist);
 await rm(old, { recursive: true, force: true });
-console.log(`built ${count} files into dist/ in ${Date.now() - started} ms`);
+// On stderr: `npm run tollgate -- … --json` pipes the CLI's stdout, which must hold only its output.
+console.error(`built ${count} files into dist/ in ${Date.now() - started} ms`);

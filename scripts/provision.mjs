@@ -1,12 +1,14 @@
 // Creates the streams and every service's durable consumer, as the services do at start,
 // for operators who provision before a deploy. Settings that differ are reported, not changed.
+// Connects as NATS_USER + NATS_PASSWORD or NATS_CREDS when set (the `operator` user of
+// `npm run nats:config` may create every stream and durable), anonymously otherwise.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = join(import.meta.dirname, '..', 'dist');
-const { connectNats, provision } = require(join(dist, 'libs/messaging/index.js'));
-const { createLogger } = require(join(dist, 'libs/service-runtime/index.js'));
+const { connectNats, provision, roleInboxPrefix } = require(join(dist, 'libs/messaging/index.js'));
+const { createLogger, readNatsCredentials } = require(join(dist, 'libs/service-runtime/index.js'));
 const protocol = require(join(dist, 'libs/protocol/index.js'));
 const { jetstreamManager } = require('@nats-io/jetstream');
 
@@ -17,6 +19,12 @@ if (!prefixResult.ok) {
   process.exit(1);
 }
 const prefix = prefixResult.value;
+const nats = readNatsCredentials(process.env);
+if (!nats.ok) {
+  for (const { variable, problem } of nats.problems)
+    console.error(`provision: ${variable} ${problem}`);
+  process.exit(1);
+}
 const ackWaitMs = Number(process.env.TOLLGATE_ACK_WAIT_MS ?? 30_000);
 const outMaxAgeDays = Number(process.env.TOLLGATE_OUT_MAX_AGE_DAYS ?? 14);
 const streams = protocol.streamDefinitions(prefix, { outMaxAgeDays });
@@ -28,7 +36,13 @@ const plan = {
   ],
 };
 const servers = (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim());
-const connection = await connectNats({ servers, name: 'tollgate-provision', logger });
+const connection = await connectNats({
+  servers,
+  name: 'tollgate-provision',
+  logger,
+  credentials: nats.credentials,
+  inboxPrefix: roleInboxPrefix(prefix, 'operator'),
+});
 try {
   const report = await provision(await jetstreamManager(connection.nc), plan, logger);
   logger.info(report, 'provisioned');

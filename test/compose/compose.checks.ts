@@ -3,8 +3,10 @@ import {
   COMMON_VARIABLES,
   DEFAULT_DRAIN_MS,
   INFRA_SERVICES,
+  NATS_CONFIG_FILE,
   SECRET_NAME,
   defaultSchema,
+  natsPasswordVariable,
   type AppService,
 } from './deployment.expectations';
 
@@ -17,7 +19,9 @@ export interface ComposeService {
   command?: string | string[];
   build?: string | { context?: string; dockerfile?: string; args?: Record<string, string> };
   environment?: Record<string, string | null> | string[];
-  ports?: Array<string | { published?: string | number; target?: string | number }>;
+  ports?: Array<
+    string | { published?: string | number; target?: string | number; host_ip?: string }
+  >;
   volumes?: Array<string | { source?: string; target?: string }>;
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string | string[] };
@@ -43,13 +47,23 @@ export function environmentOf(service: ComposeService): Record<string, string | 
   );
 }
 
-function publishedPorts(service: ComposeService): Array<{ published: string; target: string }> {
+function publishedPorts(
+  service: ComposeService,
+): Array<{ host: string; published: string; target: string }> {
   return (service.ports ?? []).map((port) => {
     if (typeof port !== 'string') {
-      return { published: String(port.published), target: String(port.target) };
+      return {
+        host: port.host_ip ?? '',
+        published: String(port.published),
+        target: String(port.target),
+      };
     }
     const parts = port.split(':');
-    return { published: parts.at(-2) ?? '', target: parts.at(-1) ?? '' };
+    return {
+      host: parts.length > 2 ? parts.slice(0, -2).join(':') : '',
+      published: parts.at(-2) ?? '',
+      target: parts.at(-1) ?? '',
+    };
   });
 }
 
@@ -109,6 +123,10 @@ function checkApp(
   if (!(env.NATS_URL ?? '').startsWith('nats://') || hostOf(env.NATS_URL) !== 'nats') {
     problems.push(`${name}: NATS_URL does not point at the nats service`);
   }
+  if (env.NATS_USER !== name) problems.push(`${name}: NATS_USER is ${env.NATS_USER}, not ${name}`);
+  if (env.NATS_PASSWORD !== `\${${natsPasswordVariable(name)}}`) {
+    problems.push(`${name}: NATS_PASSWORD is not \${${natsPasswordVariable(name)}}`);
+  }
 
   for (const dependency of INFRA_SERVICES) {
     const dependsOn = Array.isArray(service.depends_on) ? {} : (service.depends_on ?? {});
@@ -134,9 +152,14 @@ function checkSecrets(doc: ComposeFile): string[] {
     for (const [variable, value] of Object.entries(environmentOf(service))) {
       if (!SECRET_NAME.test(variable)) continue;
       const interpolation = /^\$\{([A-Z0-9_]+)(:?-([^}]*))?\}$/.exec(value ?? '');
+      // A service's NATS password is the one nats-server knows under that service's name.
+      const source =
+        variable === 'NATS_PASSWORD' && name in APP_SERVICES
+          ? natsPasswordVariable(name as AppService)
+          : variable;
       if (!interpolation) {
-        problems.push(`${name}: ${variable} holds a literal value instead of \${${variable}}`);
-      } else if (interpolation[1] !== variable) {
+        problems.push(`${name}: ${variable} holds a literal value instead of \${${source}}`);
+      } else if (interpolation[1] !== source) {
         problems.push(`${name}: ${variable} is read from \${${interpolation[1]}}`);
       } else if (interpolation[3] && !variable.startsWith('POSTGRES_')) {
         // Only the local database's password may have a (throw-away) default.
@@ -165,8 +188,28 @@ function checkNats(nats: ComposeService | undefined, doc: ComposeFile): string[]
   else if (!(volume[0] in (doc.volumes ?? {}))) {
     problems.push(`nats: volume ${volume[0]} is not a named volume`);
   }
-  if (!publishedPorts(nats).some((p) => p.target === '4222')) {
+  const ports = publishedPorts(nats);
+  if (!ports.some((p) => p.target === '4222')) {
     problems.push('nats: client port 4222 is not published');
+  }
+  for (const port of ports.filter((p) => p.host !== '127.0.0.1')) {
+    problems.push(`nats: port ${port.target} is published beyond 127.0.0.1`);
+  }
+  const configFlag = command.findIndex((arg) => arg === '-c' || arg === '--config');
+  const config = configFlag >= 0 ? command[configFlag + 1] : undefined;
+  const mounted = (nats.volumes ?? [])
+    .map((v) => (typeof v === 'string' ? v.split(':') : [v.source ?? '', v.target ?? '']))
+    .find(([, target]) => target === config);
+  if (!config) problems.push('nats: started without a configuration (-c), so anyone may connect');
+  else if (!mounted || mounted[0]?.replace(/^\.\//, '') !== NATS_CONFIG_FILE) {
+    problems.push(`nats: ${config} is not ${NATS_CONFIG_FILE} mounted`);
+  }
+  const env = environmentOf(nats);
+  for (const service of Object.keys(APP_SERVICES) as AppService[]) {
+    const variable = natsPasswordVariable(service);
+    if (env[variable] !== `\${${variable}}`) {
+      problems.push(`nats: ${variable} is not passed as \${${variable}}`);
+    }
   }
   return problems;
 }

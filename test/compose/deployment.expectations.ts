@@ -31,6 +31,8 @@ export type AppService = keyof typeof APP_SERVICES;
 export const COMMON_VARIABLES = [
   'PORT',
   'NATS_URL',
+  'NATS_USER',
+  'NATS_PASSWORD',
   'DATABASE_URL',
   'DATABASE_SCHEMA',
   'TOLLGATE_SUBJECT_PREFIX',
@@ -39,6 +41,14 @@ export const COMMON_VARIABLES = [
   'TOLLGATE_DRAIN_MS',
   'TOLLGATE_RETRY_BASE_MS',
 ] as const;
+
+/** Where NATS reads its authorization: the file `npm run nats:config` writes, mounted. */
+export const NATS_CONFIG_FILE = 'nats/nats-server.conf';
+
+/** The variable nats-server and one service share that service's NATS password from. */
+export function natsPasswordVariable(service: AppService): string {
+  return `NATS_PASSWORD_${service.toUpperCase().replace(/-/g, '_')}`;
+}
 
 export const INFRA_SERVICES = ['nats', 'postgres'] as const;
 

@@ -9,7 +9,8 @@ import {
   type ComposeFile,
   type ComposeService,
 } from './compose.checks';
-import { APP_SERVICES, INFRA_SERVICES } from './deployment.expectations';
+import { renderNatsServerConfig } from '@tollgate/messaging';
+import { APP_SERVICES, INFRA_SERVICES, NATS_CONFIG_FILE } from './deployment.expectations';
 
 const root = join(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -38,6 +39,10 @@ describe('docker-compose.yml against PROTOCOL.md §5', () => {
 
   it('documents every interpolated variable in .env.example', () => {
     expect(envExampleProblems(composeText, read('.env.example'))).toEqual([]);
+  });
+
+  it('X1 mounts the NATS configuration `npm run nats:config` writes for the default prefix', () => {
+    expect(read(NATS_CONFIG_FILE)).toBe(renderNatsServerConfig('tollgate'));
   });
 
   describe('would catch', () => {
@@ -111,9 +116,42 @@ describe('docker-compose.yml against PROTOCOL.md §5', () => {
       );
       expect(
         broken((service) => {
-          service('nats').volumes = [];
+          const nats = service('nats');
+          nats.volumes = (nats.volumes ?? []).filter(
+            (v) => typeof v !== 'string' || !v.endsWith(':/data'),
+          );
         }),
       ).toEqual(['nats: the store directory /data is not on a volume']);
+    });
+
+    it('X1 NATS published beyond loopback, or started without its configuration', () => {
+      expect(
+        broken((service) => {
+          service('nats').ports = ['4222:4222', '127.0.0.1:8222:8222'];
+        }),
+      ).toEqual(['nats: port 4222 is published beyond 127.0.0.1']);
+      expect(
+        broken((service) => {
+          service('nats').command = ['-js', '-sd', '/data', '-m', '8222'];
+        }),
+      ).toEqual(['nats: started without a configuration (-c), so anyone may connect']);
+    });
+
+    it("X1 a service connecting as another, or with another's NATS password", () => {
+      expect(
+        broken((service) => {
+          const slack = service('slack-binding');
+          slack.environment = {
+            ...environmentOf(slack),
+            NATS_USER: 'session-service',
+            NATS_PASSWORD: '${NATS_PASSWORD_SESSION_SERVICE}',
+          };
+        }),
+      ).toEqual([
+        'slack-binding: NATS_USER is session-service, not slack-binding',
+        'slack-binding: NATS_PASSWORD is not ${NATS_PASSWORD_SLACK_BINDING}',
+        'slack-binding: NATS_PASSWORD is read from ${NATS_PASSWORD_SESSION_SERVICE}',
+      ]);
     });
 
     it('a grace period no longer than the drain', () => {

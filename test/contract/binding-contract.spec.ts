@@ -140,7 +140,9 @@ describe.each(platforms)('%s binding contract', (platform) => {
       const found = binding.commands.filter((c) => c.command.sessionId === request.sessionId);
       return found.length > 0 ? found : undefined;
     });
-    expect(published.subject).toBe(`${binding.prefix}.cmd.${request.sessionId}.response`);
+    expect(published.subject).toBe(
+      `${binding.prefix}.cmd.${platform}.${request.sessionId}.response`,
+    );
     const command = published.command as ToolInteractionResponse;
     expect(command).toMatchObject({
       type: 'ToolInteractionResponse',

@@ -1,5 +1,19 @@
 import type { Conversation, Person, Platform } from '@tollgate/protocol';
 
+/** A prompt by its key (PROTOCOL.md §1): the session and the call. */
+export interface PromptKeyOf {
+  readonly sessionId: string;
+  readonly callId: string;
+}
+
+/** What a tampered button names instead of what it was posted with (X7). */
+export interface ButtonTamper {
+  /** Another option than the button's own. */
+  readonly optionKey?: string;
+  /** Another prompt than the button's own, e.g. one of another platform's sessions. */
+  readonly prompt?: PromptKeyOf;
+}
+
 /** A chat message as every platform's fake shows it, normalized for the contract suite. */
 export interface ChatMessageView {
   readonly channelId: string;
@@ -94,6 +108,13 @@ export interface PlatformDriver {
     clicker: Person,
     signing?: Signing,
   ): Promise<Response>;
+  /**
+   * The button as a click would carry it had it named another option or another prompt: made
+   * with the binding's own encoding and, where the platform has the binding sign its buttons
+   * (Mattermost), re-signed with the binding's secret, so that only the binding's checks and
+   * the session's, not the signature, can refuse the click.
+   */
+  tamperedButton(button: ChatButton, change: ButtonTamper): ChatButton;
   /** A person writing to the bot in the conversation. */
   say(
     bindingUrl: string,

@@ -112,6 +112,34 @@ describe('MattermostApiFake through the real Client4', () => {
     await expect(stranger.getMe()).rejects.toMatchObject({ status_code: 401 });
   });
 
+  it('X3 answers channel membership as Client4.getChannelMember reads it: 200 for a member, 404 otherwise', async () => {
+    fake.addChannelMembers(CHANNEL, ['member1']);
+    await expect(client.getChannelMember(CHANNEL, 'member1')).resolves.toMatchObject({
+      channel_id: CHANNEL,
+      user_id: 'member1',
+      roles: 'channel_user',
+    });
+    const stranger: unknown = await client.getChannelMember(CHANNEL, 'stranger').catch((e) => e);
+    expect(stranger).toBeInstanceOf(ClientError);
+    expect(stranger).toMatchObject({
+      status_code: 404,
+      server_error_id: 'app.channel.get_member.missing.app_error',
+    });
+    fake.removeChannelMember(CHANNEL, 'member1');
+    await expect(client.getChannelMember(CHANNEL, 'member1')).rejects.toMatchObject({
+      status_code: 404,
+    });
+    expect(fake.callsTo('getChannelMember').map((c) => [c.path, c.channel])).toEqual([
+      [`/api/v4/channels/${CHANNEL}/members/member1`, CHANNEL],
+      [`/api/v4/channels/${CHANNEL}/members/stranger`, CHANNEL],
+      [`/api/v4/channels/${CHANNEL}/members/member1`, CHANNEL],
+    ]);
+    fake.failNext('getChannelMember', { status: 503 });
+    await expect(client.getChannelMember(CHANNEL, 'member1')).rejects.toMatchObject({
+      status_code: 503,
+    });
+  });
+
   it('fails the next calls as told: 5xx, 429 with Retry-After, refusal; scoped to a replica', async () => {
     const replica = clientFor(fake.apiUrlFor('r1'));
     fake.failNext('createPost', { status: 503 });

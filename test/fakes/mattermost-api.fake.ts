@@ -10,7 +10,8 @@ import { LocalHttpServer } from './local-http-server';
  * processed-but-silent, a 4xx refusal). Like the real server it answers with Content-Type
  * exactly `application/json` (Client4 parses nothing else), errors as AppError bodies, and
  * strips `integration` from every action of every post it returns while keeping it stored,
- * so a test can "click" a stored button as Mattermost itself would.
+ * so a test can "click" a stored button as Mattermost itself would. It also knows who is a
+ * member of which channel, as `GET /channels/{channel_id}/members/{user_id}` answers it.
  * Several clients (binding replicas) can share it, each through its own `apiUrlFor(client)`
  * (`<base>/<client>`), so a fault can single one of them out.
  */
@@ -42,6 +43,7 @@ export type MattermostRoute =
   | 'getPostThread'
   | 'getChannelPosts'
   | 'createPostEphemeral'
+  | 'getChannelMember'
   | 'getMe'
   | 'unknown';
 
@@ -141,6 +143,8 @@ export class MattermostApiFake {
   private callLog: MattermostApiCall[] = [];
   private store = new Map<string, FakeMattermostPost>();
   private ephemeralLog: MattermostEphemeral[] = [];
+  /** Channel id → the ids of its members. */
+  private memberships = new Map<string, Set<string>>();
   private readonly faults = new FaultQueue<MattermostRoute, MattermostFault>();
   private latencyMs = 0;
   // Never reset: a time handed out before reset() must stay ordered after it.
@@ -190,6 +194,7 @@ export class MattermostApiFake {
     this.callLog = [];
     this.store = new Map();
     this.ephemeralLog = [];
+    this.memberships = new Map();
     this.faults.clear();
     this.latencyMs = 0;
   }
@@ -227,6 +232,21 @@ export class MattermostApiFake {
       props: post.props ?? {},
     });
     return id;
+  }
+
+  /** Makes people members of a channel (a user exists once a member of some channel). */
+  addChannelMembers(channelId: string, userIds: readonly string[]): void {
+    const members = this.memberships.get(channelId) ?? new Set<string>();
+    for (const userId of userIds) members.add(userId);
+    this.memberships.set(channelId, members);
+  }
+
+  removeChannelMember(channelId: string, userId: string): void {
+    this.memberships.get(channelId)?.delete(userId);
+  }
+
+  isChannelMember(channelId: string, userId: string): boolean {
+    return this.memberships.get(channelId)?.has(userId) ?? false;
   }
 
   /**
@@ -363,6 +383,8 @@ export class MattermostApiFake {
         return this.channelPosts(parts[1], query);
       case 'createPostEphemeral':
         return this.ephemeral(record);
+      case 'getChannelMember':
+        return this.channelMember(parts[1], parts[3]);
       default:
         return error(404, 'api.context.404.app_error', `no route ${rest}`);
     }
@@ -433,6 +455,36 @@ export class MattermostApiFake {
     return ok(200, postList(all.slice(page * perPage, (page + 1) * perPage)));
   }
 
+  /**
+   * As the server answers it for a bot allowed to read the channel: the membership, or 404
+   * when the user is no member (or no user at all).
+   */
+  private channelMember(channelId: string, userId: string): Answer {
+    if (!this.isChannelMember(channelId, userId)) {
+      return error(
+        404,
+        'app.channel.get_member.missing.app_error',
+        'No channel member found for that user ID and channel ID.',
+      );
+    }
+    return ok(200, {
+      channel_id: channelId,
+      user_id: userId,
+      roles: 'channel_user',
+      last_viewed_at: 0,
+      msg_count: 0,
+      mention_count: 0,
+      mention_count_root: 0,
+      msg_count_root: 0,
+      urgent_mention_count: 0,
+      notify_props: {},
+      last_update_at: 0,
+      scheme_guest: false,
+      scheme_user: true,
+      scheme_admin: false,
+    });
+  }
+
   private ephemeral(body: Record<string, unknown>): Answer {
     const user = str(body.user_id);
     const post = (body.post ?? {}) as Record<string, unknown>;
@@ -497,6 +549,7 @@ export class MattermostApiFake {
       case 'getPostThread':
         return this.store.get(parts[1])?.channel_id;
       case 'getChannelPosts':
+      case 'getChannelMember':
         return parts[1];
       default:
         return undefined;
@@ -514,6 +567,7 @@ function routeOf(method: string, rest: string): MattermostRoute {
   if (method === 'GET' && /^posts\/[^/]+$/.test(path)) return 'getPost';
   if (method === 'GET' && /^posts\/[^/]+\/thread$/.test(path)) return 'getPostThread';
   if (method === 'GET' && /^channels\/[^/]+\/posts$/.test(path)) return 'getChannelPosts';
+  if (method === 'GET' && /^channels\/[^/]+\/members\/[^/]+$/.test(path)) return 'getChannelMember';
   return 'unknown';
 }
 

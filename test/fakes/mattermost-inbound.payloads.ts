@@ -12,7 +12,10 @@ export interface ActionCallbackOptions {
   userName?: string;
   channelId: string;
   postId: string;
-  /** The button's stored `integration.context`, sent back exactly as stored. */
+  /**
+   * The button's stored `integration.context` (`sessionId`, `callId`, `optionKey`, the post's
+   * `nonce` and `sig`), sent back exactly as stored: read it from the posted message's props.
+   */
   context: Record<string, unknown>;
   teamId?: string;
   triggerId?: string;
@@ -45,10 +48,17 @@ export function actionCallbackBody(o: ActionCallbackOptions): Record<string, unk
  */
 export function tamperedContext(
   context: Record<string, unknown>,
-  how: 'forged' | 'stale',
+  how: 'forged' | 'stale' | 'nonce',
 ): Record<string, unknown> {
   if (how === 'forged') return { ...context, sig: 'f'.repeat(64) };
+  if (how === 'nonce') return { ...context, nonce: otherNonce(context.nonce) };
   return { ...context, optionKey: `${String(context.optionKey)}x` };
+}
+
+/** 32 hex characters that differ from `nonce` in every position. */
+export function otherNonce(nonce: unknown): string {
+  const given = typeof nonce === 'string' && /^[0-9a-f]{32}$/.test(nonce) ? nonce : '0'.repeat(32);
+  return [...given].map((c) => (c === 'a' ? 'b' : 'a')).join('');
 }
 
 export interface SlashCommandOptions {

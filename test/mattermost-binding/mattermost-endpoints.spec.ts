@@ -57,7 +57,7 @@ describe('Mattermost endpoints (process)', () => {
     );
     expect(published.command).toMatchObject({
       type: 'UserMessage',
-      id: body.trigger_id,
+      id: `mattermost:${body.trigger_id}`,
       text: 'json hello',
       sender: { id: alice.id, displayName: 'alice' },
       conversation: { platform: 'mattermost', workspaceId: team, channelId, threadId: '' },
@@ -85,10 +85,32 @@ describe('Mattermost endpoints (process)', () => {
       binding.commands.find((c) => c.command.conversation.channelId === channelId),
     );
     expect(published.command).toMatchObject({
-      id: postId,
+      id: `mattermost:${postId}`,
       text: 'webhook hello',
       conversation: { threadId: postId },
     });
+  });
+
+  it("X8 a trigger_id naming another platform's command id yields an id in the Mattermost namespace, so it cannot claim that id first", async () => {
+    const channelId = channel();
+    const slackId = `slack:T0000:C0000:${Date.now()}.000100`;
+    const response = await fetch(`${binding.url}/mattermost/commands`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: slashCommandBody({
+        token: token(),
+        teamId: team,
+        channelId,
+        userId: alice.id,
+        text: 'claiming',
+        triggerId: slackId,
+      }).toString(),
+    });
+    expect(response.status).toBe(200);
+    const published = await waitFor('the command', () =>
+      binding.commands.find((c) => c.command.conversation.channelId === channelId),
+    );
+    expect(published.command.id).toBe(`mattermost:${slackId}`);
   });
 
   it('refuses a command without the token', async () => {
@@ -100,7 +122,7 @@ describe('Mattermost endpoints (process)', () => {
     expect(response.status).toBe(401);
   });
 
-  it('refuses a click without a signed context, and tells the clicker when the prompt is unknown', async () => {
+  it('refuses a click without a signed context, and one signed for a prompt it never showed', async () => {
     const unsigned = await fetch(`${binding.url}/mattermost/actions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -115,8 +137,13 @@ describe('Mattermost endpoints (process)', () => {
     });
     expect(unsigned.status).toBe(401);
 
-    // Signed, but for a prompt this binding never showed.
-    const fields = { sessionId: 'mattermost-nosuch', callId: 'call_x', optionKey: 'deny' };
+    // Signed, but for a prompt this binding never showed: its journal holds no such nonce.
+    const fields = {
+      sessionId: 'mattermost-nosuch',
+      callId: 'call_x',
+      optionKey: 'deny',
+      nonce: '0123456789abcdef0123456789abcdef',
+    };
     const secret = driver.bindingEnv().MATTERMOST_ACTION_SECRET;
     const unknown = await fetch(`${binding.url}/mattermost/actions`, {
       method: 'POST',
@@ -130,10 +157,7 @@ describe('Mattermost endpoints (process)', () => {
         }),
       ),
     });
-    expect(unknown.status).toBe(200);
-    expect(await unknown.json()).toEqual({
-      ephemeral_text: expect.stringMatching(/no longer valid/),
-    });
+    expect(unknown.status).toBe(401);
     expect(binding.commands.filter((c) => c.command.sessionId === fields.sessionId)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { deriveSessionId, DLQ_HEADERS, streamNames } from '@tollgate/protocol';
+import { deriveSessionId, DLQ_HEADERS, encodeMessage, streamNames } from '@tollgate/protocol';
 import { freshConversation, userMessage } from '../support/commands';
 import { is } from '../support/nats';
 import { SessionServiceFixture } from '../support/session-service.fixture';
@@ -21,7 +21,7 @@ describe('session service refuses malformed commands', () => {
     const conversation = freshConversation();
     const sessionId = deriveSessionId(conversation);
     const good = userMessage(conversation, 'still listening?');
-    const subject = `${service.prefix}.cmd.${sessionId}.message`;
+    const subject = `${service.prefix}.cmd.${conversation.platform}.${sessionId}.message`;
     const bad: [string, string][] = [
       ['not json', 'invalid_json'],
       [JSON.stringify({ ...good, v: 2, id: 'v2' }), 'unknown_version'],
@@ -67,4 +67,62 @@ describe('session service refuses malformed commands', () => {
     expect(consumer.num_ack_pending).toBe(0);
     expect(consumer.num_pending).toBe(0);
   });
+
+  it('X1 dead-letters a command whose subject platform, session id and conversation disagree', async () => {
+    const js = jetstream(service.nc);
+    const slack = freshConversation('slack');
+    const discord = freshConversation('discord');
+    const slackSession = deriveSessionId(slack);
+    const discordSession = deriveSessionId(discord);
+    const forged = userMessage(slack, 'approve it for me', { id: 'x1-forged' });
+    const misrouted = [
+      `${service.prefix}.cmd.discord.${slackSession}.message`,
+      `${service.prefix}.cmd.discord.${discordSession}.message`,
+      `${service.prefix}.cmd.slack.${discordSession}.message`,
+    ];
+    for (const [index, subject] of misrouted.entries()) {
+      await js.publish(subject, encodeMessage(forged), { msgID: `x1-misrouted-${index}` });
+    }
+    const good = userMessage(slack, 'after the misrouted ones');
+    await service.send(good);
+    await service.outputs.waitForOutputs(
+      'the reply to the good message',
+      is.text('You said: after'),
+      {
+        sessionId: slackSession,
+      },
+    );
+
+    const letters = await waitFor('three platform_mismatch dead letters', async () => {
+      const found = (await deadLettersOf(service)).filter((l) =>
+        misrouted.includes(l.originalSubject ?? ''),
+      );
+      return found.length === misrouted.length ? found : undefined;
+    });
+    expect(letters.map((l) => l.originalSubject).sort()).toEqual([...misrouted].sort());
+    for (const letter of letters) expect(letter.reason).toMatch(/^platform_mismatch: /);
+    // The forged text never reached either session's journal.
+    const journaled = [
+      ...(await service.journal(slackSession)),
+      ...(await service.journal(discordSession)),
+    ];
+    expect(JSON.stringify(journaled)).not.toContain('approve it for me');
+  });
 });
+
+async function deadLettersOf(
+  service: SessionServiceFixture,
+): Promise<{ originalSubject: string | undefined; reason: string | undefined }[]> {
+  const jsm = await jetstreamManager(service.nc);
+  const dlq = streamNames(service.prefix).deadLetters;
+  const info = await jsm.streams.info(dlq);
+  const letters = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+    const stored = await jsm.streams.getMessage(dlq, { seq });
+    letters.push({
+      originalSubject: stored?.header.get(DLQ_HEADERS.originalSubject),
+      reason: stored?.header.get(DLQ_HEADERS.reason),
+    });
+  }
+  return letters;
+}

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Conversation, deriveSessionId } from '@tollgate/protocol';
+import { type Conversation, deriveSessionId, type Person } from '@tollgate/protocol';
 import { OPENAI_FAKE_KEY, OpenAiApiFake } from '../fakes/openai-api.fake';
-import { freshConversation, response, userMessage } from '../support/commands';
+import { alice, bob, freshConversation, response, userMessage } from '../support/commands';
 import { TEST_DATABASE_URL } from '../support/database';
 import { is, TEST_NATS_URL } from '../support/nats';
 import { startService } from '../support/service-process';
@@ -47,9 +47,14 @@ describe('session service with a TOOL_POLICY_FILE: policy modes, offered options
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function promptFor(conversation: Conversation, text: string, callId = 'call_2_1') {
+  async function promptFor(
+    conversation: Conversation,
+    text: string,
+    callId = 'call_2_1',
+    sender: Person = alice,
+  ) {
     const sessionId = deriveSessionId(conversation);
-    await service.send(userMessage(conversation, `!write_note {"text":"${text}"}`));
+    await service.send(userMessage(conversation, `!write_note {"text":"${text}"}`, { sender }));
     const [request] = await service.outputs.waitForOutputs('the prompt', is.request(callId), {
       sessionId,
     });
@@ -92,7 +97,7 @@ describe('session service with a TOOL_POLICY_FILE: policy modes, offered options
     expect(service.outputs.outputs(sessionId).filter(is.resolved())).toHaveLength(0);
   });
 
-  it('"Allow in this chat" runs the next call in the same chat without a prompt, not in another chat', async () => {
+  it('X2 "Allow in this chat" runs the approver\'s next call in the same chat unasked, not another person\'s, not in another chat', async () => {
     const conversation = conversationInOwnWorkspace();
     const sessionId = deriveSessionId(conversation);
     await promptFor(conversation, 'first');
@@ -107,13 +112,18 @@ describe('session service with a TOOL_POLICY_FILE: policy modes, offered options
     });
     expect(service.outputs.outputs(sessionId).filter(is.request())).toHaveLength(1);
 
+    // Bob in the same chat is asked: the grant is Alice's.
+    await service.send(userMessage(conversation, '!write_note {"text":"bob"}', { sender: bob }));
+    const [bobs] = await service.outputs.waitForOutputs("Bob's prompt", is.request('call_14_1'), {
+      sessionId,
+    });
+    expect(bobs.requester).toEqual(bob);
+
     const elsewhere = otherThreadOf(conversation);
     await promptFor(elsewhere, 'elsewhere');
   });
 
-  // Needs SessionStore.persist to call projectAlwaysGrants in the decision's transaction
-  // (issue 5, wired by the lead); passes with that call in place. Un-skip it then.
-  it('"Always allow" runs later calls of that tool without a prompt in another chat of the same workspace', async () => {
+  it('X2 Slack: Alice\'s "Always allow" covers Alice in another channel of the workspace, not Bob there, not an automation request', async () => {
     const conversation = conversationInOwnWorkspace();
     const sessionId = deriveSessionId(conversation);
     await promptFor(conversation, 'always');
@@ -130,8 +140,57 @@ describe('session service with a TOOL_POLICY_FILE: policy modes, offered options
     const journal = await service.journal(otherSession);
     expect(journal.map((e) => e.type)).not.toContain('ToolApprovalRequested');
 
-    // The grant is the workspace's: another workspace is still asked.
+    // Bob, in that same channel of the same workspace, is asked.
+    await service.send(userMessage(sameWorkspace, '!write_note {"text":"bob"}', { sender: bob }));
+    const [bobs] = await service.outputs.waitForOutputs("Bob's prompt", is.request('call_7_1'), {
+      sessionId: otherSession,
+    });
+    expect(bobs.requester).toEqual(bob);
+    expect(service.outputs.outputs(otherSession).filter(is.text('write_note: 2'))).toEqual([]);
+
+    // No person asked an automation request, so no one's grant covers it.
+    const automated = otherThreadOf(conversation);
+    await service.send(
+      userMessage(automated, '!write_note {"text":"cron"}', { principal: 'automation' }),
+    );
+    const [cron] = await service.outputs.waitForOutputs('the automation prompt', is.request(), {
+      sessionId: deriveSessionId(automated),
+    });
+    expect(cron.principal).toBe('automation');
+
+    // The grant is the workspace's and Alice's: another workspace asks her again.
     await promptFor(conversationInOwnWorkspace(), 'other workspace');
+  });
+
+  it('X2 Discord DMs: Alice\'s "Always allow" in her DM does not run the tool unasked in Bob\'s DM; it does in her next DM request', async () => {
+    // Discord DMs have workspace id "": one key for every DM with the bot.
+    const dm = (person: Person): Conversation => ({
+      platform: 'discord',
+      workspaceId: '',
+      channelId: `D${uniqueToken(person.id)}`,
+      threadId: '',
+    });
+    const dmAlice = { id: uniqueToken('alice'), displayName: 'Alice' };
+    const dmBob = { id: uniqueToken('bob'), displayName: 'Bob' };
+    const aliceDm = dm(dmAlice);
+    const aliceSession = deriveSessionId(aliceDm);
+    await promptFor(aliceDm, 'alice', 'call_2_1', dmAlice);
+    await service.send(response(aliceDm, 'call_2_1', 'approve_always', { sender: dmAlice }));
+    await service.outputs.waitForOutputs('the reply', is.text('write_note: 1'), {
+      sessionId: aliceSession,
+    });
+
+    const bobDm = dm(dmBob);
+    const bobs = await promptFor(bobDm, 'bob', 'call_2_1', dmBob);
+    expect(bobs.requester).toEqual(dmBob);
+    const bobJournal = await service.journal(deriveSessionId(bobDm));
+    expect(bobJournal.map((e) => e.type)).not.toContain('ToolExecutionStarted');
+
+    await service.send(userMessage(aliceDm, '!write_note {"text":"again"}', { sender: dmAlice }));
+    await service.outputs.waitForOutputs('the unprompted reply', is.text('write_note: 2'), {
+      sessionId: aliceSession,
+    });
+    expect(service.outputs.outputs(aliceSession).filter(is.request())).toHaveLength(1);
   });
 });
 

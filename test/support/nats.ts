@@ -27,17 +27,21 @@ export async function deleteStreams(nc: NatsConnection, prefix: string): Promise
   }
 }
 
+/**
+ * Publishes as a binding does, with `Nats-Msg-Id` = the command id; `msgId: null` publishes
+ * without one, as a redelivery after JetStream's duplicate window would arrive.
+ */
 export async function publishCommand(
   nc: NatsConnection,
   prefix: string,
   command: Command,
+  options: { msgId?: string | null } = {},
 ): Promise<void> {
+  const msgId = options.msgId === undefined ? command.id : options.msgId;
   await jetstream(nc).publish(
     commandSubject(new Subjects(prefix), command),
     encodeMessage(command),
-    {
-      msgID: command.id,
-    },
+    msgId === null ? {} : { msgID: msgId },
   );
 }
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +19,15 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+export interface OwnNatsServerOptions {
+  /** A configuration file (e.g. the authorization `npm run nats:config` writes). */
+  readonly configFile?: string;
+  /** The server's environment, for the variables that file references. */
+  readonly env?: Record<string, string>;
+  /** The server's max_payload (default 1 MiB); not together with `configFile`. */
+  readonly maxPayloadBytes?: number;
+}
+
 /**
  * A private nats-server with JetStream for tests that stop and restart it; the shared
  * server is never touched. It keeps its port and store directory across restarts.
@@ -29,13 +38,18 @@ export class OwnNatsServer {
   private constructor(
     readonly port: number,
     private readonly storeDir: string,
+    private readonly options: OwnNatsServerOptions,
   ) {}
 
-  static async start(): Promise<OwnNatsServer> {
-    const server = new OwnNatsServer(
-      await freePort(),
-      await mkdtemp(join(tmpdir(), 'tollgate-nats-')),
-    );
+  static async start(options: OwnNatsServerOptions = {}): Promise<OwnNatsServer> {
+    const storeDir = await mkdtemp(join(tmpdir(), 'tollgate-nats-'));
+    let configFile = options.configFile;
+    if (options.maxPayloadBytes !== undefined) {
+      if (configFile !== undefined) throw new Error('give either configFile or maxPayloadBytes');
+      configFile = join(storeDir, 'limits.conf');
+      await writeFile(configFile, `max_payload: ${options.maxPayloadBytes}\n`);
+    }
+    const server = new OwnNatsServer(await freePort(), storeDir, { ...options, configFile });
     await server.restart();
     return server;
   }
@@ -46,10 +60,14 @@ export class OwnNatsServer {
 
   async restart(): Promise<void> {
     if (this.child) throw new Error('nats-server is already running');
+    const { configFile, env } = this.options;
     const child = spawn(
       NATS_SERVER,
-      ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
-      { stdio: 'ignore' },
+      [
+        ...(configFile ? ['-c', configFile] : []),
+        ...['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
+      ],
+      { stdio: 'ignore', env: { PATH: process.env.PATH, ...env } },
     );
     this.child = child;
     child.once('exit', () => {

@@ -72,8 +72,8 @@ export class SessionServiceFixture {
     await this.start();
   }
 
-  send(command: Command): Promise<void> {
-    return publishCommand(this.nc, this.prefix, command);
+  send(command: Command, options: { msgId?: string | null } = {}): Promise<void> {
+    return publishCommand(this.nc, this.prefix, command, options);
   }
 
   async journal(sessionId: string): Promise<JournalRow[]> {

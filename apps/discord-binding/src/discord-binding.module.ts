@@ -15,7 +15,9 @@ import { DiscordInteractionsController } from './inbound/discord-interactions.co
 import { DiscordSignatureGuard } from './inbound/discord-signature.guard';
 import { MIGRATIONS } from './migrations';
 import { DiscordPlatformAdapter } from './platform/discord-platform.adapter';
+import { InteractionTokenHousekeeper } from './platform/interaction-token.housekeeper';
 import { InteractionTokenRepository } from './platform/interaction-token.repository';
+import { InteractionTokenSealer } from './platform/interaction-token.sealer';
 import type { DiscordBindingConfig } from './discord-binding.config';
 import { DISCORD_CONFIG } from './discord-binding.tokens';
 
@@ -44,14 +46,21 @@ export class DiscordBindingModule {
                   ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,
                   drainMs: config.TOLLGATE_DRAIN_MS,
                 }),
-                tokens: new InteractionTokenRepository(() => database.whenReady()),
+                tokens: new InteractionTokenRepository(
+                  () => database.whenReady(),
+                  new InteractionTokenSealer(config.DISCORD_BOT_TOKEN),
+                ),
               }),
             inject: [DatabaseClient],
           },
         }),
       ],
       controllers: [DiscordInteractionsController],
-      providers: [{ provide: DISCORD_CONFIG, useValue: config }, DiscordSignatureGuard],
+      providers: [
+        { provide: DISCORD_CONFIG, useValue: config },
+        DiscordSignatureGuard,
+        InteractionTokenHousekeeper,
+      ],
     };
   }
 }

@@ -7,6 +7,7 @@ import {
 } from '@tollgate/binding-core';
 import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
+import { ChannelMembership } from './inbound/channel-membership.cache';
 import { MattermostActionsController } from './inbound/mattermost-actions.controller';
 import { MattermostCommandsController } from './inbound/mattermost-commands.controller';
 import { MIGRATIONS } from './migrations';
@@ -14,9 +15,30 @@ import type { MattermostBindingConfig } from './mattermost-binding.config';
 import { MATTERMOST_CONFIG } from './mattermost-binding.tokens';
 import { MattermostPlatformAdapter } from './platform/mattermost-platform.adapter';
 
+/**
+ * How long a membership answer is believed, and how many are kept: long enough that a burst
+ * of clicks costs one lookup, short enough that someone removed from a channel soon stops
+ * answering its prompts (PROTOCOL.md §5: "cached briefly").
+ */
+const MEMBERSHIP_TTL_MS = 30_000;
+const MEMBERSHIP_MAX_ENTRIES = 10_000;
+
 @Module({})
 export class MattermostBindingModule {
   static forRoot(config: MattermostBindingConfig, logger: Logger): DynamicModule {
+    const adapter = new MattermostPlatformAdapter({
+      url: config.MATTERMOST_URL,
+      token: config.MATTERMOST_TOKEN,
+      render: {
+        actionUrl: `${config.MATTERMOST_PUBLIC_URL.replace(/\/+$/, '')}/mattermost/actions`,
+        actionSecret: config.MATTERMOST_ACTION_SECRET,
+      },
+      timeoutMs: platformCallTimeoutMs({
+        requestedMs: config.MATTERMOST_API_TIMEOUT_MS,
+        ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,
+        drainMs: config.TOLLGATE_DRAIN_MS,
+      }),
+    });
     return {
       module: MattermostBindingModule,
       imports: [
@@ -27,26 +49,20 @@ export class MattermostBindingModule {
         }),
         BindingCoreModule.forRoot({
           platform: 'mattermost',
-          adapter: {
-            provide: PLATFORM_ADAPTER,
-            useValue: new MattermostPlatformAdapter({
-              url: config.MATTERMOST_URL,
-              token: config.MATTERMOST_TOKEN,
-              render: {
-                actionUrl: `${config.MATTERMOST_PUBLIC_URL.replace(/\/+$/, '')}/mattermost/actions`,
-                actionSecret: config.MATTERMOST_ACTION_SECRET,
-              },
-              timeoutMs: platformCallTimeoutMs({
-                requestedMs: config.MATTERMOST_API_TIMEOUT_MS,
-                ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,
-                drainMs: config.TOLLGATE_DRAIN_MS,
-              }),
-            }),
-          },
+          adapter: { provide: PLATFORM_ADAPTER, useValue: adapter },
         }),
       ],
       controllers: [MattermostActionsController, MattermostCommandsController],
-      providers: [{ provide: MATTERMOST_CONFIG, useValue: config }],
+      providers: [
+        { provide: MATTERMOST_CONFIG, useValue: config },
+        {
+          provide: ChannelMembership,
+          useValue: new ChannelMembership(
+            (channelId, userId) => adapter.isChannelMember(channelId, userId),
+            { ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_MAX_ENTRIES },
+          ),
+        },
+      ],
     };
   }
 }

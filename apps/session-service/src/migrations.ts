@@ -1,5 +1,10 @@
 import { ToolGrants1764633600000 } from './grants/tool-grants.migration';
+import { ToolGrantsPerPerson1795998600000 } from './grants/tool-grants-per-person.migration';
 import { SESSION_SERVICE_MIGRATIONS } from './journal/session-journal.migration';
 
 /** Every migration of this service's schema, in order (also run by `npm run migrate`). */
-export const MIGRATIONS = [...SESSION_SERVICE_MIGRATIONS, ToolGrants1764633600000];
+export const MIGRATIONS = [
+  ...SESSION_SERVICE_MIGRATIONS,
+  ToolGrants1764633600000,
+  ToolGrantsPerPerson1795998600000,
+];

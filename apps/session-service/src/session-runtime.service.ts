@@ -21,6 +21,7 @@ import {
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
+import type { KeyFairness } from '@tollgate/messaging';
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
@@ -147,7 +148,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     void this.consumers.run(
       sessionServiceConsumer(this.config.TOLLGATE_SUBJECT_PREFIX, this.config.TOLLGATE_ACK_WAIT_MS),
       commandMessageHandler(subjects, scheduler, this.logger),
-      { after: recovered },
+      { after: recovered, fairness: sessionFairness(subjects) },
     );
   }
 
@@ -172,6 +173,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       store,
       decide: (command, options) => handle.execute(command, options),
       recover,
+      failInFlight: (sessionId) => handle.failInFlight(sessionId),
       logger: this.logger,
       maxTurns: this.config.TOLLGATE_MAX_TURNS,
       // A decision that failed part-way is recovered well within one ack wait (S18).
@@ -220,4 +222,25 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     await this.relay?.stop();
     await this.leader.release();
   }
+}
+
+/**
+ * A command's message is held only until the command is durable (its first commit, or its
+ * row in the session's inbox); the scheduler orders the decisions. One message per session is
+ * handled at a time, so commands reach the scheduler in arrival order, a few wait in line,
+ * the rest are deferred, and a session flooding past 1 000 deferred commands has the excess
+ * dead-lettered. Keyed by the session id the subject names, whatever the subject's shape.
+ */
+function sessionFairness(subjects: Subjects): KeyFairness {
+  return {
+    keyOf: (subject) => {
+      const parsed = subjects.parseCommandSubject(subject);
+      return parsed.ok ? parsed.value.sessionId : undefined;
+    },
+    maxRunningPerKey: 1,
+    maxHeldPerKey: 16,
+    maxHeld: 256,
+    deferMs: 1_000,
+    maxDeferredPerKey: 1_000,
+  };
 }

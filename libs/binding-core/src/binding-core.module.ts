@@ -150,7 +150,12 @@ export class BindingCoreModule {
         {
           provide: ForwardClick,
           useFactory: (prompts: PromptJournalRepository, commands: CommandPublisher) =>
-            new ForwardClick({ prompts, commands, now: () => new Date() }),
+            new ForwardClick({
+              platform: options.platform,
+              prompts,
+              commands,
+              now: () => new Date(),
+            }),
           inject: [PromptJournalRepository, COMMAND_PUBLISHER],
         },
         {

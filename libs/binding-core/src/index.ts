@@ -37,3 +37,5 @@ export * from './replica-id';
 export * from './platform-call-timeout';
 export * from './inbound/signed-request.guard';
 export * from './rendering/prompt-status';
+export * from './rendering/untrusted-text';
+export * from './inbound/inbound-fields.schema';

@@ -51,6 +51,13 @@ export interface PromptTarget {
    * id limit (Mattermost allows only [A-Za-z0-9]); the binding resolves it via its journal.
    */
   readonly promptRef: string;
+  /**
+   * 32 hex characters from 128 random bits, new for every post of the prompt and kept while
+   * that post is edited in place; the journal holds the one of the post it tracks. A platform
+   * that must authenticate clicks itself (Mattermost signs nothing) binds its buttons to it;
+   * others ignore it. Absent only where nothing is posted or edited.
+   */
+  readonly postNonce?: string;
 }
 
 /** How the core should treat a failed platform call. */

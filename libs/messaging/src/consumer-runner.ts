@@ -9,7 +9,31 @@ import { retryDelayMs } from './retry-delay';
 
 export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
 
-export type ConsumerOutcome = 'acked' | 'naked' | 'dead_lettered';
+export type ConsumerOutcome = 'acked' | 'naked' | 'deferred' | 'dead_lettered';
+
+/**
+ * Fairness between the keys (e.g. sessions) of one durable. JetStream hands messages out in
+ * stream order and counts every delivered, unsettled one against max_ack_pending, so without
+ * this one key's backlog (a flood into one chat thread, whose commands run one at a time
+ * anyway) holds every handler slot and everyone else waits behind it.
+ */
+export interface KeyFairness {
+  /** The key of a subject; messages without one are not limited. */
+  keyOf(subject: string): string | undefined;
+  /** Handlers running at once for one key. */
+  maxRunningPerKey: number;
+  /** Messages of one key held by the runner (running or queued behind it). */
+  maxHeldPerKey: number;
+  /** Messages held by the runner in all (at least maxInFlight). */
+  maxHeld: number;
+  /** A message beyond maxHeldPerKey is naked with this delay, to be taken up later. */
+  deferMs: number;
+  /**
+   * Deferred messages one key may have waiting on the server; beyond it the key's messages
+   * are dead-lettered (`backlog_limit`), so one key can never fill max_ack_pending.
+   */
+  maxDeferredPerKey: number;
+}
 
 export interface ConsumerRunnerOptions {
   js: JetStreamClient;
@@ -31,6 +55,20 @@ export interface ConsumerRunnerOptions {
   pullExpiresMs?: number;
   /** Pause before pulling again after a failed pull, e.g. while NATS is away. Default 1 s. */
   restartDelayMs?: number;
+  /**
+   * The server's max_payload in bytes (from the connection's server info), so a dead-lettered
+   * copy is cut to fit with its headers instead of failing to publish for ever.
+   */
+  maxPayloadBytes?: () => number | undefined;
+  /**
+   * How long messages may wait (available or ack-pending) with none acked or dead-lettered
+   * before the runner reports itself stalled. Default 2 min.
+   */
+  stallAfterMs?: number;
+  /** How often the consumer's backlog is read from the server. Default 5 s. */
+  progressCheckMs?: number;
+  /** Off by default: every message may run as soon as a handler slot is free. */
+  fairness?: KeyFairness;
   /** Called once per settled message, e.g. to count outcomes in Prometheus. */
   onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
 }
@@ -39,8 +77,18 @@ const ACK_CONFIRM_TIMEOUT_MS = 5_000;
 
 type RunnerState = 'idle' | 'running' | 'draining' | 'stopped';
 
+/** Whether the runner gets anywhere: what waits on the server, and since when nothing moved. */
+export interface ConsumerProgress {
+  /** Messages available plus ack-pending (naked ones waiting for their delay included). */
+  readonly backlog: number;
+  /** Since the last ack or dead-letter, or since the backlog was last seen empty. */
+  readonly msSinceProgress: number;
+  readonly stalled: boolean;
+}
+
 interface InFlight {
   readonly msg: JsMsg;
+  readonly key?: string;
   /** Set once the runner starts settling it, so nothing settles a message twice. */
   settling: boolean;
   keepAlive?: NodeJS.Timeout;
@@ -58,7 +106,14 @@ interface InFlight {
  */
 export class ConsumerRunner {
   private state: RunnerState = 'idle';
+  /** Every message held: running, or queued until its key may run. */
   private readonly inFlight = new Set<InFlight>();
+  private readonly queued: InFlight[] = [];
+  private running = 0;
+  private readonly runningByKey = new Map<string, number>();
+  private readonly heldByKey = new Map<string, number>();
+  /** Per key: stream sequences naked as deferred, and until when they count as waiting. */
+  private readonly deferredByKey = new Map<string, Map<number, number>>();
   private readonly publisher: JetStreamPublisher;
   private readonly logger: Logger;
   private readonly maxInFlight: number;
@@ -72,6 +127,11 @@ export class ConsumerRunner {
   private batch?: ConsumerMessages;
   private wakeOnFreeSlot?: () => void;
   private wakeFromPause?: () => void;
+  private readonly stallAfterMs: number;
+  private readonly progressCheckMs: number;
+  private progressTimer?: NodeJS.Timeout;
+  private backlog = 0;
+  private lastProgressAt = Date.now();
 
   constructor(private readonly options: ConsumerRunnerOptions) {
     this.publisher = new JetStreamPublisher(options.js);
@@ -83,6 +143,8 @@ export class ConsumerRunner {
     };
     this.pullExpiresMs = Math.max(1_000, options.pullExpiresMs ?? 10_000);
     this.restartDelayMs = options.restartDelayMs ?? 1_000;
+    this.stallAfterMs = options.stallAfterMs ?? 120_000;
+    this.progressCheckMs = options.progressCheckMs ?? 5_000;
   }
 
   /**
@@ -99,6 +161,8 @@ export class ConsumerRunner {
     this.ackWaitMs = config.ack_wait ? millis(config.ack_wait) : 30_000;
     this.maxDeliver = config.max_deliver ?? -1;
     this.state = 'running';
+    this.lastProgressAt = Date.now();
+    this.watchBacklog(consumer);
     this.loop = this.pullLoop(consumer);
     this.logger.info(
       { ackWaitMs: this.ackWaitMs, maxDeliver: this.maxDeliver, maxInFlight: this.maxInFlight },
@@ -108,6 +172,36 @@ export class ConsumerRunner {
 
   isRunning(): boolean {
     return this.state === 'running';
+  }
+
+  /**
+   * A consumer whose messages are all retried (poison misread as transient, a dependency
+   * refusing one kind of message) looks alive — it pulls, naks, pulls — while nothing moves;
+   * this says so, for readiness and metrics.
+   */
+  progress(): ConsumerProgress {
+    const msSinceProgress = Date.now() - this.lastProgressAt;
+    return {
+      backlog: this.backlog,
+      msSinceProgress,
+      stalled: this.state === 'running' && this.backlog > 0 && msSinceProgress > this.stallAfterMs,
+    };
+  }
+
+  private watchBacklog(consumer: Consumer): void {
+    const check = async (): Promise<void> => {
+      try {
+        const info = await consumer.info(false);
+        this.backlog = info.num_pending + info.num_ack_pending;
+        // Idle is not stalled: the clock starts when work shows up.
+        if (this.backlog === 0) this.lastProgressAt = Date.now();
+      } catch (error) {
+        this.logger.debug({ err: error }, 'reading the consumer backlog failed');
+      }
+    };
+    this.progressTimer = setInterval(() => void check(), this.progressCheckMs);
+    this.progressTimer.unref();
+    void check();
   }
 
   /** Messages currently held by this runner. */
@@ -129,10 +223,18 @@ export class ConsumerRunner {
   }
 
   private async finishDrain(deadlineMs: number): Promise<void> {
+    clearInterval(this.progressTimer);
     this.logger.info({ inFlight: this.inFlight.size, deadlineMs }, 'draining consumer runner');
     this.wakeOnFreeSlot?.();
     this.wakeFromPause?.();
     void this.batch?.close();
+    // Queued messages never started: another replica may take them at once.
+    for (const entry of this.queued.splice(0)) {
+      clearInterval(entry.keepAlive);
+      this.nak(entry, 0);
+      this.inFlight.delete(entry);
+      if (entry.key !== undefined) bump(this.heldByKey, entry.key, -1);
+    }
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, deadlineMs);
@@ -165,7 +267,7 @@ export class ConsumerRunner {
         // Asking for exactly the free slots keeps the runner from holding messages it is
         // not yet working on while their ack_wait runs out.
         const batch = await consumer.fetch({
-          max_messages: this.maxInFlight - this.inFlight.size,
+          max_messages: this.maxHeld() - this.inFlight.size,
           expires: this.pullExpiresMs,
         });
         this.batch = batch;
@@ -189,7 +291,7 @@ export class ConsumerRunner {
   }
 
   private freeSlot(): Promise<void> {
-    if (this.state !== 'running' || this.inFlight.size < this.maxInFlight) return Promise.resolve();
+    if (this.state !== 'running' || this.inFlight.size < this.maxHeld()) return Promise.resolve();
     return new Promise((resolve) => {
       this.wakeOnFreeSlot = () => {
         this.wakeOnFreeSlot = undefined;
@@ -210,30 +312,100 @@ export class ConsumerRunner {
     });
   }
 
+  private maxHeld(): number {
+    return Math.max(this.maxInFlight, this.options.fairness?.maxHeld ?? this.maxInFlight);
+  }
+
   private accept(msg: JsMsg): void {
-    const entry: InFlight = { msg, settling: false, done: Promise.resolve() };
+    const fairness = this.options.fairness;
+    const key = fairness?.keyOf(msg.subject);
+    const entry: InFlight = { msg, key, settling: false, done: Promise.resolve() };
     if (this.state !== 'running') {
       // Arrived after drain began: hand it straight back.
       this.nak(entry, 0);
       return;
     }
+    if (fairness && key !== undefined) {
+      const waiting = this.deferredByKey.get(key);
+      waiting?.delete(msg.info.streamSequence);
+      if ((this.heldByKey.get(key) ?? 0) >= fairness.maxHeldPerKey) {
+        this.defer(entry, key, fairness);
+        return;
+      }
+      this.heldByKey.set(key, (this.heldByKey.get(key) ?? 0) + 1);
+    }
     this.inFlight.add(entry);
+    // Held messages are kept alive too, or their ack_wait would run out in the queue.
+    entry.keepAlive = setInterval(
+      () => this.touch(entry),
+      Math.max(100, Math.floor(this.ackWaitMs / 3)),
+    );
+    this.queued.push(entry);
+    this.dispatch();
+  }
+
+  /** Starts queued messages, oldest first, skipping keys already at their running limit. */
+  private dispatch(): void {
+    const perKey = this.options.fairness?.maxRunningPerKey ?? Infinity;
+    for (let i = 0; i < this.queued.length && this.running < this.maxInFlight;) {
+      const entry = this.queued[i];
+      if (!entry) break;
+      if (entry.key !== undefined && (this.runningByKey.get(entry.key) ?? 0) >= perKey) {
+        i += 1;
+        continue;
+      }
+      this.queued.splice(i, 1);
+      this.run(entry);
+    }
+  }
+
+  private run(entry: InFlight): void {
+    this.running += 1;
+    if (entry.key !== undefined) bump(this.runningByKey, entry.key, 1);
     entry.done = this.process(entry)
       .catch((error: unknown) => {
-        this.logger.error({ err: error, streamSeq: msg.seq }, 'settling a message failed');
+        this.logger.error({ err: error, streamSeq: entry.msg.seq }, 'settling a message failed');
         if (!entry.settling) this.nak(entry, 0);
       })
       .finally(() => {
         clearInterval(entry.keepAlive);
+        this.running -= 1;
+        if (entry.key !== undefined) {
+          bump(this.runningByKey, entry.key, -1);
+          bump(this.heldByKey, entry.key, -1);
+        }
         this.inFlight.delete(entry);
+        this.dispatch();
         this.wakeOnFreeSlot?.();
       });
+  }
+
+  /**
+   * The key holds all it may: hand the message back for later. A key whose deferred messages
+   * pile up past the limit is flooding; its excess goes to the DLQ, where an operator sees it,
+   * rather than filling max_ack_pending for everyone.
+   */
+  private defer(entry: InFlight, key: string, fairness: KeyFairness): void {
+    const now = Date.now();
+    const waiting = this.deferredByKey.get(key) ?? new Map<number, number>();
+    for (const [seq, until] of waiting) if (until < now) waiting.delete(seq);
+    if (waiting.size >= fairness.maxDeferredPerKey) {
+      void this.deadLetter(
+        entry,
+        `backlog_limit: more than ${fairness.maxDeferredPerKey} messages of ${key} waiting`,
+      );
+      return;
+    }
+    waiting.set(entry.msg.info.streamSequence, now + fairness.deferMs + this.ackWaitMs);
+    this.deferredByKey.set(key, waiting);
+    entry.settling = true;
+    this.settle(entry.msg, () => entry.msg.nak(fairness.deferMs));
+    this.count('deferred', entry.msg);
   }
 
   private async process(entry: InFlight): Promise<void> {
     const { msg } = entry;
     const touch = (): void => this.touch(entry);
-    entry.keepAlive = setInterval(touch, Math.max(100, Math.floor(this.ackWaitMs / 3)));
     let failure: unknown;
     let failed = false;
     try {
@@ -280,6 +452,7 @@ export class ConsumerRunner {
         'ack not confirmed; the message may be redelivered',
       );
     }
+    this.lastProgressAt = Date.now();
     this.count('acked', entry.msg);
   }
 
@@ -291,16 +464,23 @@ export class ConsumerRunner {
     // is not redelivered elsewhere while its copy is still on the way.
     this.settle(msg, () => msg.working());
     try {
-      await this.publisher.publish(dlqSubject, msg.data, {
-        timeoutMs: Math.max(1_000, Math.floor(this.ackWaitMs / 2)),
-        // Keyed by the original's position, so a retried dead-lettering is stored once.
-        msgId: `${stream}:${msg.info.streamSequence}`,
-        headers: {
+      // Keyed by the original's position, so a retried dead-lettering is stored once.
+      const msgId = `${stream}:${msg.info.streamSequence}`;
+      const copy = fitToMaxPayload(
+        msg.data,
+        {
           ...this.copyableHeaders(msg),
           [DLQ_HEADERS.reason]: reason,
           [DLQ_HEADERS.originalSubject]: msg.subject,
           [DLQ_HEADERS.service]: service,
         },
+        { stream, seq: msg.info.streamSequence, msgId },
+        this.options.maxPayloadBytes?.(),
+      );
+      await this.publisher.publish(dlqSubject, copy.data, {
+        timeoutMs: Math.max(1_000, Math.floor(this.ackWaitMs / 2)),
+        msgId,
+        headers: copy.headers,
       });
     } catch (error) {
       const delayMs = retryDelayMs(msg.info.deliveryCount, this.retryPolicy);
@@ -312,6 +492,7 @@ export class ConsumerRunner {
       return;
     }
     this.settle(msg, () => msg.term());
+    this.lastProgressAt = Date.now();
     this.logger.warn({ ...this.describe(msg), reason, dlqSubject }, 'message dead-lettered');
     this.count('dead_lettered', msg);
   }
@@ -361,4 +542,56 @@ export class ConsumerRunner {
       deliveryCount: msg.info.deliveryCount,
     };
   }
+}
+
+/** Room kept for what the client or server adds to a header block beyond our own lines. */
+const HEADER_SLACK_BYTES = 128;
+
+/**
+ * The server refuses a message whose headers and payload together exceed max_payload. A
+ * message that only just fitted before gets three more headers as a dead letter, so its copy
+ * could never be published, and it was retried for days. Such a copy keeps as much of the
+ * payload as fits and says so, with the original size and position.
+ */
+export function fitToMaxPayload(
+  data: Uint8Array,
+  headers: Record<string, string>,
+  origin: { stream: string; seq: number; msgId: string },
+  maxPayloadBytes: number | undefined,
+): { data: Uint8Array; headers: Record<string, string> } {
+  if (maxPayloadBytes === undefined || maxPayloadBytes <= 0) return { data, headers };
+  const idLine = { 'Nats-Msg-Id': origin.msgId };
+  if (headerBytes({ ...headers, ...idLine }) + data.length <= maxPayloadBytes) {
+    return { data, headers };
+  }
+  const marked: Record<string, string> = {
+    ...headers,
+    [DLQ_HEADERS.truncatedFrom]: String(data.length),
+    [DLQ_HEADERS.originalStream]: origin.stream,
+    [DLQ_HEADERS.originalSeq]: String(origin.seq),
+  };
+  let room = maxPayloadBytes - headerBytes({ ...marked, ...idLine });
+  if (room < 0) {
+    // The original's own headers are what does not fit: keep only ours.
+    for (const key of Object.keys(marked)) {
+      if (!Object.values(DLQ_HEADERS).includes(key as never)) delete marked[key];
+    }
+    room = maxPayloadBytes - headerBytes({ ...marked, ...idLine });
+  }
+  return { data: data.subarray(0, Math.max(0, room)), headers: marked };
+}
+
+function headerBytes(headers: Record<string, string>): number {
+  const encoder = new TextEncoder();
+  let total = 'NATS/1.0\r\n\r\n'.length + HEADER_SLACK_BYTES;
+  for (const [key, value] of Object.entries(headers)) {
+    total += encoder.encode(`${key}: ${value}\r\n`).length;
+  }
+  return total;
+}
+
+function bump(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
 }

@@ -4,5 +4,8 @@ export * from './delivered-message';
 export * from './failures';
 export * from './jetstream-publisher';
 export * from './nats-connection';
+export * from './nats-credentials';
 export * from './retry-delay';
 export * from './stream-provisioner';
+export * from './nats-permissions';
+export * from './nats-server-config.renderer';

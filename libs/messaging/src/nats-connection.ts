@@ -1,6 +1,11 @@
 import type { ConnectionOptions, NatsConnection, Status } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import {
+  describeNatsCredentials,
+  natsAuthenticator,
+  type NatsCredentials,
+} from './nats-credentials';
 
 export interface ConnectNatsOptions {
   servers: string | string[];
@@ -9,6 +14,10 @@ export interface ConnectNatsOptions {
   logger: Logger;
   /** Milliseconds between reconnect attempts; the client's default is 2 s. */
   reconnectTimeWaitMs?: number;
+  /** Absent: an anonymous connection. */
+  credentials?: NatsCredentials | undefined;
+  /** Where replies arrive; a role's own subtree, so no other user may read them. */
+  inboxPrefix?: string;
 }
 
 /**
@@ -96,14 +105,16 @@ export class ManagedNatsConnection {
  * NATS), then reconnects forever: the client's default gives up after 10 attempts.
  */
 export async function connectNats(options: ConnectNatsOptions): Promise<ManagedNatsConnection> {
-  const { servers, name, logger } = options;
-  logger.info({ servers, name }, 'connecting to nats');
+  const { servers, name, logger, credentials } = options;
+  logger.info({ servers, name, as: describeNatsCredentials(credentials) }, 'connecting to nats');
   const connectionOptions: ConnectionOptions = {
     servers,
     name,
     maxReconnectAttempts: -1,
     waitOnFirstConnect: true,
     reconnectTimeWait: options.reconnectTimeWaitMs ?? 2_000,
+    ...(credentials ? { authenticator: natsAuthenticator(credentials) } : {}),
+    ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
   };
   // transport-node's types re-export nats-core through an `exports` subpath that this
   // tsconfig's node10 resolution cannot see, so its return type is restated here.

@@ -124,6 +124,7 @@ function consumerConfig(d: ConsumerDefinition): Partial<ConsumerConfig> {
     ack_wait: nanos(d.ackWaitMs),
     max_deliver: d.maxDeliver,
     filter_subject: d.filterSubject,
+    ...(d.maxAckPending === undefined ? {} : { max_ack_pending: d.maxAckPending }),
   };
 }
 
@@ -150,6 +151,15 @@ function consumerDifferences(wanted: ConsumerDefinition, info: ConsumerInfo): Se
       actual.ack_wait === undefined ? undefined : millis(actual.ack_wait),
     ],
     ['max_deliver', wanted.maxDeliver, actual.max_deliver],
+    ...(wanted.maxAckPending === undefined
+      ? []
+      : [
+          ['max_ack_pending', wanted.maxAckPending, actual.max_ack_pending] as [
+            string,
+            unknown,
+            unknown,
+          ],
+        ]),
     ['filter_subject', wanted.filterSubject, actual.filter_subject || undefined],
     ['backoff', [], (actual.backoff ?? []).map((ns) => millis(ns))],
   ]);

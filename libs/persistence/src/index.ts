@@ -24,3 +24,11 @@ export {
   type SchemaNameProblem,
   type SchemaNameValidation,
 } from './schema-name.validator';
+export { classifyDatabaseError, type DatabaseErrorClass } from './database-error.classifier';
+export {
+  ESCAPED_MARKER,
+  fromJsonbValue,
+  holdsRefusedCharacters,
+  toJsonbText,
+  toJsonbValue,
+} from './jsonb-text.codec';

@@ -3,6 +3,7 @@ import { callIdSchema, commandEnvelopeFields } from './envelope.schema';
 import { LIMITS } from './limits';
 import { personSchema } from './person.schema';
 import { principalSchema } from './principal.schema';
+import { storableIdentifier } from './storable-identifier';
 
 /*
  * Every schema is strict: an unknown field means a sender speaking another version of the
@@ -29,9 +30,9 @@ export const toolInteractionResponseSchema = z.strictObject({
   callId: callIdSchema,
   // Any key, not just the standard ones: a key the prompt did not offer is answered with
   // `Rejected{option_unavailable}` by the session, never dead-lettered (PROTOCOL.md §4).
-  optionKey: z.string().min(1).max(LIMITS.optionKey),
+  optionKey: storableIdentifier().min(1).max(LIMITS.optionKey),
   sender: personSchema,
-  promptRef: z.string().min(1).optional(),
+  promptRef: storableIdentifier().min(1).optional(),
 });
 
 export const commandSchema = z.discriminatedUnion('type', [

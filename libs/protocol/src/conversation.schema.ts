@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { platformSchema } from './platform';
+import { storableIdentifier } from './storable-identifier';
 
 /**
  * Where a session lives (PROTOCOL.md §1.1). Ids are `""` when the platform has none, e.g.
@@ -7,9 +8,9 @@ import { platformSchema } from './platform';
  */
 export const conversationSchema = z.strictObject({
   platform: platformSchema,
-  workspaceId: z.string(),
-  channelId: z.string(),
-  threadId: z.string(),
+  workspaceId: storableIdentifier(),
+  channelId: storableIdentifier(),
+  threadId: storableIdentifier(),
 });
 
 export type Conversation = z.infer<typeof conversationSchema>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { conversationSchema } from './conversation.schema';
 import { LIMITS } from './limits';
+import { storableIdentifier } from './storable-identifier';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -8,13 +9,12 @@ export const PROTOCOL_VERSION = 1;
 // eslint-disable-next-line no-control-regex
 const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f]*$/;
 
-export const commandIdSchema = z
-  .string()
+export const commandIdSchema = storableIdentifier()
   .min(1)
   .max(LIMITS.commandId)
   .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters');
 
-export const callIdSchema = z.string().min(1).max(LIMITS.callId);
+export const callIdSchema = storableIdentifier().min(1).max(LIMITS.callId);
 
 /** With a zone (`Z` or an offset): a local time would mean something else on every host. */
 export const occurredAtSchema = z.iso.datetime({ offset: true });

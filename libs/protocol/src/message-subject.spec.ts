@@ -21,7 +21,7 @@ describe('commandSubject', () => {
     ['ToolInteractionResponse', aResponse(), 'response'],
     ['JoinSession', aJoinSession(), 'join'],
   ])('publishes a %s on .%s', (_case, command, kind) => {
-    expect(commandSubject(subjects, command)).toBe(`tollgate.cmd.${sessionId}.${kind}`);
+    expect(commandSubject(subjects, command)).toBe(`tollgate.cmd.slack.${sessionId}.${kind}`);
   });
 });
 
@@ -49,15 +49,15 @@ describe('parseCommandForSubject', () => {
   it('accepts a command on its own subject', () => {
     const command = aResponse();
 
-    expect(parseCommandForSubject(subjects, `tollgate.cmd.${sessionId}.response`, command)).toEqual(
-      { ok: true, value: command },
-    );
+    expect(
+      parseCommandForSubject(subjects, `tollgate.cmd.slack.${sessionId}.response`, command),
+    ).toEqual({ ok: true, value: command });
   });
 
   it('refuses a command on the subject of another kind', () => {
     const result = parseCommandForSubject(
       subjects,
-      `tollgate.cmd.${sessionId}.message`,
+      `tollgate.cmd.slack.${sessionId}.message`,
       aResponse(),
     );
 
@@ -66,9 +66,47 @@ describe('parseCommandForSubject', () => {
 
   it('refuses a command on the subject of another session', () => {
     const other = 'slack-00000000000000000000000000000000';
-    const result = parseCommandForSubject(subjects, `tollgate.cmd.${other}.join`, aJoinSession());
+    const result = parseCommandForSubject(
+      subjects,
+      `tollgate.cmd.slack.${other}.join`,
+      aJoinSession(),
+    );
 
     expect(result).toMatchObject({ ok: false, reason: 'subject_mismatch' });
+  });
+
+  it('refuses a command under another prefix', () => {
+    const result = parseCommandForSubject(
+      subjects,
+      `other.cmd.slack.${sessionId}.join`,
+      aJoinSession(),
+    );
+
+    expect(result).toMatchObject({ ok: false, reason: 'invalid_subject' });
+  });
+
+  describe('when the subject platform, the session id and the conversation disagree', () => {
+    const discordSession = 'discord-00000000000000000000000000000000';
+
+    it.each([
+      [
+        'a slack command published under the discord platform token',
+        `tollgate.cmd.discord.${sessionId}.join`,
+      ],
+      [
+        'a discord session id under the slack platform token',
+        `tollgate.cmd.slack.${discordSession}.join`,
+      ],
+      [
+        'a slack command on a discord session subject',
+        `tollgate.cmd.discord.${discordSession}.join`,
+      ],
+    ])('refuses %s as platform_mismatch', (_case, subject) => {
+      expect(parseCommandForSubject(subjects, subject, aJoinSession())).toMatchObject({
+        ok: false,
+        reason: 'platform_mismatch',
+      });
+    });
   });
 
   it('reports an invalid payload before the subject', () => {

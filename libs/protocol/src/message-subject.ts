@@ -26,8 +26,13 @@ export function callOutputEvent(output: CallOutput): OutputEvent {
   }
 }
 
+/** Where a command is published: its platform is the one of its conversation. */
 export function commandSubject(subjects: Subjects, command: Command): string {
-  return subjects.command(command.sessionId, commandSubjectKind(command));
+  return subjects.command(
+    command.conversation.platform,
+    command.sessionId,
+    commandSubjectKind(command),
+  );
 }
 
 /** Where an output is published: its platform is the one of its conversation. */

@@ -60,7 +60,9 @@ export function parseOutput(input: unknown): ParseResult<Output> {
 /**
  * A command together with the subject it arrived on. A valid payload on another session's
  * subject would otherwise be applied to the session its body names, unseen by whoever
- * routed by subject.
+ * routed by subject. The subject's platform is what NATS permissions confined the sender
+ * to, so a command whose subject platform, session id and conversation do not all name the
+ * same platform is refused as `platform_mismatch` (PROTOCOL.md §2, revised 2026-11-30).
  */
 export function parseCommandForSubject(
   subjects: Subjects,
@@ -71,7 +73,19 @@ export function parseCommandForSubject(
   if (!result.ok) {
     return result;
   }
-  return matchSubject(result.value, subject, commandSubject(subjects, result.value));
+  const command = result.value;
+  const routed = subjects.parseCommandSubject(subject);
+  if (!routed.ok) {
+    return routed;
+  }
+  // parseCommand has already tied the payload's session id to its conversation's platform.
+  if (routed.value.platform !== command.conversation.platform) {
+    return refused(
+      'platform_mismatch',
+      `arrived on ${quoteValue(subject, 160)} (platform ${routed.value.platform}) but its conversation is on ${command.conversation.platform}`,
+    );
+  }
+  return matchSubject(command, subject, commandSubject(subjects, command));
 }
 
 /** As {@link parseCommandForSubject}, for outputs. */

@@ -11,6 +11,7 @@ export const REFUSAL_REASONS = [
   'session_mismatch',
   'subject_mismatch',
   'invalid_subject',
+  'platform_mismatch',
   'invalid_prefix',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];

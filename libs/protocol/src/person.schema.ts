@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { storableIdentifier } from './storable-identifier';
 
 /** A platform user; `id` is the platform's own user id, which answers are checked against. */
 export const personSchema = z.strictObject({
-  id: z.string().min(1),
+  id: storableIdentifier().min(1),
   displayName: z.string().optional(),
 });
 

@@ -69,6 +69,7 @@ describe('consumers', () => {
       ackWaitMs: 30_000,
       maxDeliver: 1000,
       deliverPolicy: 'all',
+      maxAckPending: 20_000,
     });
   });
 

@@ -25,6 +25,8 @@ export interface ConsumerDefinition {
   readonly ackWaitMs: number;
   readonly maxDeliver: number;
   readonly deliverPolicy: 'all';
+  /** Unset: the server's default (1 000 on nats-server 2.9). */
+  readonly maxAckPending?: number;
 }
 
 export interface StreamDefinitions {
@@ -41,6 +43,12 @@ export const DUPLICATE_WINDOW_MS = 120_000;
 export const DEFAULT_ACK_WAIT_MS = 30_000;
 export const MAX_DELIVER = 1000;
 export const SESSION_SERVICE_DURABLE = 'session-service';
+/**
+ * Every delivered, unsettled command counts against this, deferred ones included. The
+ * session-service holds at most 16 + 1 000 deferred commands of one session (see its
+ * consumer's fairness), far below it, so no one session can fill it for the others.
+ */
+export const SESSION_SERVICE_MAX_ACK_PENDING = 20_000;
 
 export function streamDefinitions(
   prefix: string,
@@ -102,6 +110,7 @@ export function sessionServiceConsumer(
     ackWaitMs: checkedAckWait(ackWaitMs),
     maxDeliver: MAX_DELIVER,
     deliverPolicy: 'all',
+    maxAckPending: SESSION_SERVICE_MAX_ACK_PENDING,
   };
 }
 

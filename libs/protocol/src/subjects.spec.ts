@@ -7,10 +7,17 @@ const subjects = new Subjects('tollgate');
 
 describe('Subjects builders', () => {
   it('builds the command subjects and filter', () => {
-    expect(subjects.command(sessionId, 'message')).toBe(`tollgate.cmd.${sessionId}.message`);
-    expect(subjects.command(sessionId, 'response')).toBe(`tollgate.cmd.${sessionId}.response`);
-    expect(subjects.command(sessionId, 'join')).toBe(`tollgate.cmd.${sessionId}.join`);
+    expect(subjects.command('slack', sessionId, 'message')).toBe(
+      `tollgate.cmd.slack.${sessionId}.message`,
+    );
+    expect(subjects.command('slack', sessionId, 'response')).toBe(
+      `tollgate.cmd.slack.${sessionId}.response`,
+    );
+    expect(subjects.command('discord', discordSession, 'join')).toBe(
+      `tollgate.cmd.discord.${discordSession}.join`,
+    );
     expect(subjects.commandFilter()).toBe('tollgate.cmd.>');
+    expect(subjects.platformCommandFilter('mattermost')).toBe('tollgate.cmd.mattermost.>');
   });
 
   it('builds the output subjects and filters', () => {
@@ -42,7 +49,11 @@ describe('Subjects builders', () => {
   });
 
   it.each([
-    ['a dotted session id', () => subjects.command('slack-a.b', 'message')],
+    ['a dotted session id', () => subjects.command('slack', 'slack-a.b', 'message')],
+    [
+      'a command for a session of another platform',
+      () => subjects.command('discord', sessionId, 'join'),
+    ],
     ['a wildcard session id', () => subjects.textOutput('slack', '*')],
     ['a session of another platform', () => subjects.textOutput('discord', sessionId)],
     ['a dotted service', () => subjects.dlq('slack.binding')],
@@ -53,24 +64,34 @@ describe('Subjects builders', () => {
 });
 
 describe('Subjects.parseCommandSubject', () => {
-  it('reads the session and kind', () => {
-    expect(subjects.parseCommandSubject(`tollgate.cmd.${sessionId}.response`)).toEqual({
+  it('reads the platform, session and kind', () => {
+    expect(subjects.parseCommandSubject(`tollgate.cmd.slack.${sessionId}.response`)).toEqual({
       ok: true,
       value: { platform: 'slack', sessionId, kind: 'response' },
     });
   });
 
   it.each([
-    ['another prefix', `other.cmd.${sessionId}.message`],
+    ['another prefix', `other.cmd.slack.${sessionId}.message`],
     ['an output subject', `tollgate.out.slack.${sessionId}.text`],
-    ['an unknown kind', `tollgate.cmd.${sessionId}.shout`],
-    ['no kind', `tollgate.cmd.${sessionId}`],
-    ['an extra token', `tollgate.cmd.${sessionId}.message.x`],
-    ['a session id that was not derived', 'tollgate.cmd.slack-123.message'],
+    ['the subject without its platform', `tollgate.cmd.${sessionId}.message`],
+    ['an unknown platform', `tollgate.cmd.teams.${sessionId}.message`],
+    ['a wildcard platform', `tollgate.cmd.*.${sessionId}.message`],
+    ['an unknown kind', `tollgate.cmd.slack.${sessionId}.shout`],
+    ['no kind', `tollgate.cmd.slack.${sessionId}`],
+    ['an extra token', `tollgate.cmd.slack.${sessionId}.message.x`],
+    ['a session id that was not derived', 'tollgate.cmd.slack.slack-123.message'],
   ])('refuses %s', (_case, subject) => {
     expect(subjects.parseCommandSubject(subject)).toMatchObject({
       ok: false,
       reason: 'invalid_subject',
+    });
+  });
+
+  it('refuses a session of another platform as a platform mismatch', () => {
+    expect(subjects.parseCommandSubject(`tollgate.cmd.discord.${sessionId}.join`)).toMatchObject({
+      ok: false,
+      reason: 'platform_mismatch',
     });
   });
 });
@@ -107,7 +128,7 @@ describe('Subjects.parseOutputSubject', () => {
     ['a word other than call', `tollgate.out.slack.${sessionId}.cell.c1.request`],
     ['a word other than text', `tollgate.out.slack.${sessionId}.txt`],
     ['a wildcard call key', `tollgate.out.slack.${sessionId}.call.*.request`],
-    ['a command subject', `tollgate.cmd.${sessionId}.message`],
+    ['a command subject', `tollgate.cmd.slack.${sessionId}.message`],
   ])('refuses %s', (_case, subject) => {
     expect(subjects.parseOutputSubject(subject)).toMatchObject({
       ok: false,

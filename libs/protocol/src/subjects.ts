@@ -45,13 +45,22 @@ export class Subjects {
     assertSubjectPrefix(prefix);
   }
 
-  command(sessionId: string, kind: CommandKind): string {
-    return `${this.prefix}.cmd.${sessionToken(sessionId)}.${kind}`;
+  /**
+   * The platform leads the session id so NATS permissions can confine a binding to
+   * `<prefix>.cmd.<its platform>.>` (PROTOCOL.md §2, revised 2026-11-30).
+   */
+  command(platform: Platform, sessionId: string, kind: CommandKind): string {
+    return `${this.prefix}.cmd.${platformToken(platform, sessionId)}.${sessionId}.${kind}`;
   }
 
   /** Everything the session-service consumes. */
   commandFilter(): string {
     return `${this.prefix}.cmd.>`;
+  }
+
+  /** Every command one platform's binding may publish. */
+  platformCommandFilter(platform: Platform): string {
+    return `${this.prefix}.cmd.${platform}.>`;
   }
 
   callOutput(platform: Platform, sessionId: string, callId: string, event: OutputEvent): string {
@@ -84,13 +93,24 @@ export class Subjects {
 
   parseCommandSubject(subject: string): ParseResult<CommandSubject> {
     const tokens = this.tokensAfter(subject, 'cmd');
-    if (tokens === undefined || tokens.length !== 2) {
-      return invalid(subject, `${this.prefix}.cmd.<sessionId>.<kind>`);
+    if (tokens === undefined || tokens.length !== 3) {
+      return invalid(subject, `${this.prefix}.cmd.<platform>.<sessionId>.<kind>`);
     }
-    const [sessionId, kind] = tokens as [string, string];
-    const platform = platformOfSessionId(sessionId);
-    if (platform === undefined) {
+    const [platform, sessionId, kind] = tokens as [string, string, string];
+    if (!isPlatform(platform)) {
+      return refused('invalid_subject', `subject ${quoteSubject(subject)}: unknown platform`);
+    }
+    const sessionPlatform = platformOfSessionId(sessionId);
+    if (sessionPlatform === undefined) {
       return refused('invalid_subject', `subject ${quoteSubject(subject)}: not a session id`);
+    }
+    // Both tokens are well formed but name different platforms: a binding allowed to publish
+    // for one platform is addressing another's session.
+    if (sessionPlatform !== platform) {
+      return refused(
+        'platform_mismatch',
+        `subject ${quoteSubject(subject)}: session id of platform ${sessionPlatform} under platform ${platform}`,
+      );
     }
     const commandKind = COMMAND_KINDS.find((known) => known === kind);
     if (commandKind === undefined) {
@@ -129,12 +149,7 @@ export class Subjects {
   }
 
   private outputBase(platform: Platform, sessionId: string): string {
-    if (platformOfSessionId(sessionId) !== platform) {
-      throw new InvalidSubjectTokenError(
-        `session id ${quoteValue(sessionId)} was not derived for platform ${platform}`,
-      );
-    }
-    return `${this.prefix}.out.${platform}.${sessionId}`;
+    return `${this.prefix}.out.${platformToken(platform, sessionId)}.${sessionId}`;
   }
 
   private tokensAfter(subject: string, family: string): string[] | undefined {
@@ -143,11 +158,14 @@ export class Subjects {
   }
 }
 
-function sessionToken(sessionId: string): string {
-  if (platformOfSessionId(sessionId) === undefined) {
-    throw new InvalidSubjectTokenError(`${quoteValue(sessionId)} is not a session id`);
+/** The platform, once the session id is known to be one of its sessions (so a safe token). */
+function platformToken(platform: Platform, sessionId: string): Platform {
+  if (platformOfSessionId(sessionId) !== platform) {
+    throw new InvalidSubjectTokenError(
+      `session id ${quoteValue(sessionId)} was not derived for platform ${platform}`,
+    );
   }
-  return sessionId;
+  return platform;
 }
 
 function invalid(subject: string, shape: string): ParseResult<never> {

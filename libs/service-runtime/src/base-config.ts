@@ -1,5 +1,7 @@
+import type { NatsCredentials } from '@tollgate/messaging';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
+import { readNatsCredentials } from './nats-credentials.config';
 
 /** The four services; each one's defaults (port, schema) derive from its name. */
 export const SERVICE_NAMES = [
@@ -51,6 +53,10 @@ function baseShape(service: ServiceName) {
   return {
     PORT: integer(0, 65535).default(DEFAULT_PORTS[service]),
     NATS_URL: natsUrl.default('nats://127.0.0.1:4222'),
+    // Checked together, by readNatsCredentials; each alone is just a string here.
+    NATS_USER: z.string().optional(),
+    NATS_PASSWORD: z.string().optional(),
+    NATS_CREDS: z.string().optional(),
     DATABASE_URL: databaseUrl,
     DATABASE_SCHEMA: z
       .string()
@@ -64,6 +70,8 @@ function baseShape(service: ServiceName) {
     TOLLGATE_ACK_WAIT_MS: integer(1_000, 3_600_000).default(30_000),
     TOLLGATE_DRAIN_MS: integer(0, 600_000).default(10_000),
     TOLLGATE_RETRY_BASE_MS: integer(1, 3_600_000).default(1_000),
+    // A consumer with messages waiting and nothing settled for this long is not ready.
+    TOLLGATE_STALL_AFTER_MS: integer(1_000, 86_400_000).default(120_000),
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
     // Set on every pooled PostgreSQL session (see DEFAULT_SESSION_TIMEOUTS in persistence).
     DATABASE_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
@@ -73,7 +81,11 @@ function baseShape(service: ServiceName) {
 }
 
 type BaseShape = ReturnType<typeof baseShape>;
-export type BaseConfig = z.output<z.ZodObject<BaseShape>> & { service: ServiceName };
+export type BaseConfig = z.output<z.ZodObject<BaseShape>> & {
+  service: ServiceName;
+  /** From NATS_USER + NATS_PASSWORD or NATS_CREDS; absent means an anonymous connection. */
+  natsCredentials?: NatsCredentials | undefined;
+};
 
 /**
  * Validates the environment once, at start, into a typed object. Empty strings count as
@@ -91,16 +103,23 @@ export function loadConfig<S extends z.ZodRawShape>(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
   const result = schema.safeParse(present);
-  if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => ({
-        variable: issue.path.map(String).join('.') || '(environment)',
-        problem:
-          issue.code === 'invalid_type' && issue.input === undefined
-            ? 'is required'
-            : issue.message,
-      })),
-    );
-  }
-  return { ...(result.data as BaseConfig & z.output<z.ZodObject<S>>), service };
+  const nats = readNatsCredentials(present);
+  const problems = [
+    ...(result.success
+      ? []
+      : result.error.issues.map((issue) => ({
+          variable: issue.path.map(String).join('.') || '(environment)',
+          problem:
+            issue.code === 'invalid_type' && issue.input === undefined
+              ? 'is required'
+              : issue.message,
+        }))),
+    ...(nats.ok ? [] : nats.problems),
+  ];
+  if (!result.success || !nats.ok) throw new ConfigError(problems);
+  return {
+    ...(result.data as BaseConfig & z.output<z.ZodObject<S>>),
+    service,
+    natsCredentials: nats.credentials,
+  };
 }

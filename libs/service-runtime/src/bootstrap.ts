@@ -1,15 +1,21 @@
 import 'reflect-metadata';
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import type { BaseConfig, ServiceName } from './base-config';
 import { ConfigError } from './config-error';
+import { configuredSecrets } from './configured-secrets';
+import { installInboundBodyParsing } from './inbound-body.middleware';
+import { InboundRefusals } from './inbound-refusals.service';
 import { createLogger, PinoNestLogger } from './logger';
 
 export interface ServiceDefinition<C extends BaseConfig> {
   service: ServiceName;
   loadConfig(env: NodeJS.ProcessEnv): C;
   rootModule(config: C, logger: Logger): DynamicModule;
+  /** The POST routes the service serves to the outside, e.g. `/slack/events`. */
+  inboundEndpoints?: readonly string[];
 }
 
 /** Grace beyond the drain deadline for closing connections before the process is forced out. */
@@ -32,7 +38,9 @@ export async function bootstrapService<C extends BaseConfig>(
     process.exit(1);
   }
 
-  const logger = createLogger(definition.service, config.LOG_LEVEL);
+  const logger = createLogger(definition.service, config.LOG_LEVEL, {
+    secrets: configuredSecrets(config),
+  });
   process.on('uncaughtException', (error) => {
     logger.fatal({ err: error }, 'uncaught exception');
     process.exit(1);
@@ -42,9 +50,13 @@ export async function bootstrapService<C extends BaseConfig>(
     process.exit(1);
   });
 
-  const app = await NestFactory.create(definition.rootModule(config, logger), {
-    logger: new PinoNestLogger(logger),
-    rawBody: true,
+  const app = await NestFactory.create<NestExpressApplication>(
+    definition.rootModule(config, logger),
+    { logger: new PinoNestLogger(logger), rawBody: true, bodyParser: false },
+  );
+  installInboundBodyParsing(app, {
+    endpoints: definition.inboundEndpoints ?? [],
+    refusals: app.get(InboundRefusals),
   });
   await app.listen(config.PORT);
   logger.info({ port: config.PORT }, 'listening');

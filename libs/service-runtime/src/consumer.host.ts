@@ -1,8 +1,14 @@
 import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { ConsumerRunner, type ConsumerDefinition, type MessageHandler } from '@tollgate/messaging';
+import {
+  ConsumerRunner,
+  type ConsumerDefinition,
+  type KeyFairness,
+  type MessageHandler,
+} from '@tollgate/messaging';
 import { Subjects } from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './base-config';
+import { classifyHandlerFailure } from './handler-failure.classifier';
 import { MetricsService } from './metrics.service';
 import { NatsClient } from './nats.client';
 import { ReadinessService } from './readiness.service';
@@ -30,7 +36,7 @@ export class ConsumerHost implements BeforeApplicationShutdown {
   async run(
     definition: ConsumerDefinition,
     handler: MessageHandler,
-    options: { maxInFlight?: number; after?: Promise<unknown> } = {},
+    options: { maxInFlight?: number; after?: Promise<unknown>; fairness?: KeyFairness } = {},
   ): Promise<void> {
     // Registered before anything is awaited: the service is not ready until this runs.
     const started: { runner?: ConsumerRunner } = {};
@@ -38,7 +44,11 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       name: `consumer:${definition.durable}`,
       check: () => started.runner?.isRunning() === true,
     });
-    const { js } = await this.nats.whenReady();
+    this.readiness.register({
+      name: `consumer-progress:${definition.durable}`,
+      check: () => started.runner?.progress().stalled !== true,
+    });
+    const { js, connection } = await this.nats.whenReady();
     await options.after;
     if (this.stopping) return;
     const subjects = new Subjects(this.config.TOLLGATE_SUBJECT_PREFIX);
@@ -52,17 +62,24 @@ export class ConsumerHost implements BeforeApplicationShutdown {
         const end = this.metrics.handlerSeconds.startTimer({ stream: definition.stream });
         try {
           await handler(message);
+        } catch (error) {
+          throw classifyHandlerFailure(error);
         } finally {
           end();
         }
       },
       logger: this.logger,
       maxInFlight: options.maxInFlight ?? 16,
+      ...(options.fairness ? { fairness: options.fairness } : {}),
       retryBaseMs: this.config.TOLLGATE_RETRY_BASE_MS,
+      maxPayloadBytes: () => connection.nc.info?.max_payload,
+      stallAfterMs: this.config.TOLLGATE_STALL_AFTER_MS,
+      progressCheckMs: Math.min(5_000, Math.floor(this.config.TOLLGATE_STALL_AFTER_MS / 2)),
       onOutcome: (outcome) =>
         this.metrics.messagesHandled.inc({ stream: definition.stream, outcome }),
     });
     started.runner = runner;
+    this.metrics.observeConsumer(definition.durable, () => runner.progress());
     this.runners.push(runner);
     await runner.start();
   }

@@ -1,7 +1,12 @@
 export * from './base-config';
 export * from './bootstrap';
 export * from './config-error';
+export * from './nats-credentials.config';
 export * from './logger';
+export * from './configured-secrets';
+export * from './secret-scrubber';
+export * from './inbound-body.middleware';
+export * from './inbound-refusals.service';
 export * from './metrics.service';
 export * from './readiness.service';
 export * from './service-runtime.module';
@@ -11,3 +16,4 @@ export * from './database.client';
 export * from './infrastructure.module';
 export * from './nats.client';
 export * from './startup-retry';
+export * from './handler-failure.classifier';

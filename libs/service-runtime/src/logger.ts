@@ -1,9 +1,13 @@
 import type { LoggerService } from '@nestjs/common';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { serializeError } from './error.serializer';
+import { createSecretScrubber } from './secret-scrubber';
 
 /**
- * JSON logs on stdout. Secrets never reach a log: nothing logs config values wholesale, and
- * these paths are censored as a second line of defence should a payload carry one.
+ * JSON logs on stdout. Secrets never reach a log: nothing logs config values wholesale,
+ * these paths are censored should a payload carry one, and every finished line is scrubbed
+ * of the service's configured secrets and of secret-shaped strings (a token inside a URL or
+ * an error message is out of reach of path redaction).
  */
 const REDACTED_PATHS = [
   'password',
@@ -18,14 +22,27 @@ const REDACTED_PATHS = [
   'headers["x-slack-signature"]',
 ];
 
-export function createLogger(service: string, level: string): Logger {
-  return pino({
-    level,
-    base: { service },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    formatters: { level: (label) => ({ level: label }) },
-  });
+export interface LoggerOptions {
+  /** Values censored wherever they appear: see `configuredSecrets`. */
+  readonly secrets?: Iterable<string>;
+  /** Where lines go; stdout when absent. */
+  readonly destination?: DestinationStream;
+}
+
+export function createLogger(service: string, level: string, options: LoggerOptions = {}): Logger {
+  const scrub = createSecretScrubber(options.secrets ?? []);
+  return pino(
+    {
+      level,
+      base: { service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { err: serializeError },
+      formatters: { level: (label) => ({ level: label }) },
+      hooks: { streamWrite: scrub },
+    },
+    options.destination,
+  );
 }
 
 /** Routes NestJS's own framework messages into the same structured log. */

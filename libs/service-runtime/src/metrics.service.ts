@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { ConsumerProgress } from '@tollgate/messaging';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** One Prometheus registry per service, with process metrics and the shared message counters. */
 @Injectable()
@@ -7,6 +8,8 @@ export class MetricsService {
   readonly registry = new Registry();
   readonly messagesHandled: Counter<'stream' | 'outcome'>;
   readonly handlerSeconds: Histogram<'stream'>;
+  readonly inboundRefused: Counter<'endpoint' | 'reason'>;
+  private readonly consumers = new Map<string, () => ConsumerProgress>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
@@ -22,6 +25,43 @@ export class MetricsService {
       labelNames: ['stream'],
       registers: [this.registry],
     });
+    this.inboundRefused = new Counter({
+      name: 'tollgate_inbound_refused_total',
+      help: 'Inbound HTTP requests refused, by endpoint and reason (body, content type, signature, payload shape)',
+      labelNames: ['endpoint', 'reason'],
+      registers: [this.registry],
+    });
+    const consumers = this.consumers;
+    const perConsumer = (read: (p: ConsumerProgress) => number) =>
+      function collect(this: Gauge<'durable'>): void {
+        for (const [durable, progress] of consumers) this.set({ durable }, read(progress()));
+      };
+    new Gauge({
+      name: 'tollgate_consumer_stalled',
+      help: '1 while a durable has messages waiting and none acked or dead-lettered for longer than TOLLGATE_STALL_AFTER_MS',
+      labelNames: ['durable'],
+      registers: [this.registry],
+      collect: perConsumer((p) => (p.stalled ? 1 : 0)),
+    });
+    new Gauge({
+      name: 'tollgate_consumer_backlog',
+      help: 'Messages available or ack-pending on a durable (naked ones waiting to be retried included)',
+      labelNames: ['durable'],
+      registers: [this.registry],
+      collect: perConsumer((p) => p.backlog),
+    });
+    new Gauge({
+      name: 'tollgate_consumer_seconds_since_progress',
+      help: 'Seconds since a durable last acked or dead-lettered a message (or was seen empty)',
+      labelNames: ['durable'],
+      registers: [this.registry],
+      collect: perConsumer((p) => p.msSinceProgress / 1_000),
+    });
+  }
+
+  /** Reports a durable's progress as gauges, read at each scrape. */
+  observeConsumer(durable: string, progress: () => ConsumerProgress): void {
+    this.consumers.set(durable, progress);
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

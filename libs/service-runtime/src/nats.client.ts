@@ -8,6 +8,7 @@ import { type JetStreamClient, jetstream, jetstreamManager } from '@nats-io/jets
 import {
   connectNats,
   JetStreamPublisher,
+  roleInboxPrefix,
   type ManagedNatsConnection,
   provision,
   type ProvisionPlan,
@@ -74,6 +75,8 @@ export class NatsClient implements OnApplicationBootstrap, OnApplicationShutdown
       name: this.config.service,
       logger: this.logger,
       reconnectTimeWaitMs: 1_000,
+      credentials: this.config.natsCredentials,
+      inboxPrefix: roleInboxPrefix(this.config.TOLLGATE_SUBJECT_PREFIX, this.config.service),
     });
     if (this.stopped) {
       await connection.close();

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { BaseConfig } from './base-config';
 import { HealthController } from './health.controller';
+import { InboundRefusals } from './inbound-refusals.service';
 import { MetricsService } from './metrics.service';
 import { ReadinessService } from './readiness.service';
 import { SERVICE_CONFIG, SERVICE_LOGGER } from './tokens';
@@ -17,10 +18,11 @@ export class ServiceRuntimeModule {
       providers: [
         ReadinessService,
         MetricsService,
+        InboundRefusals,
         { provide: SERVICE_CONFIG, useValue: config },
         { provide: SERVICE_LOGGER, useValue: logger },
       ],
-      exports: [ReadinessService, MetricsService, SERVICE_CONFIG, SERVICE_LOGGER],
+      exports: [ReadinessService, MetricsService, InboundRefusals, SERVICE_CONFIG, SERVICE_LOGGER],
     };
   }
 }

@@ -1,5 +1,10 @@
 import type { KeyObject } from 'node:crypto';
+import { promptRefOf } from '@tollgate/binding-core';
 import type { Conversation, Person } from '@tollgate/protocol';
+import {
+  CUSTOM_ID_PREFIX,
+  parseCustomId,
+} from '../../../apps/discord-binding/src/rendering/discord-prompt.renderer';
 import {
   DiscordApiFake,
   type DiscordApiCall,
@@ -16,6 +21,7 @@ import {
   signDiscordRequest,
 } from '../../fakes/discord-signing';
 import type {
+  ButtonTamper,
   CallScope,
   ChatButton,
   ChatMessageView,
@@ -156,6 +162,16 @@ export class DiscordDriver implements PlatformDriver {
       }),
     );
     return this.send(bindingUrl, body, signing);
+  }
+
+  /** The custom id `tg:<optionKey>:<promptRef>` names both. */
+  tamperedButton(button: ChatButton, change: ButtonTamper): ChatButton {
+    const raw = button.raw as { custom_id: string };
+    const own = parseCustomId(raw.custom_id);
+    if (!own) throw new Error(`${raw.custom_id} is not a Tollgate button`);
+    const optionKey = change.optionKey ?? own.optionKey;
+    const promptRef = change.prompt === undefined ? own.promptRef : promptRefOf(change.prompt);
+    return { ...button, raw: { custom_id: `${CUSTOM_ID_PREFIX}${optionKey}:${promptRef}` } };
   }
 
   async say(

@@ -1,4 +1,5 @@
 import type { Conversation, Person } from '@tollgate/protocol';
+import { signAction } from '../../../apps/mattermost-binding/src/inbound/action-signature';
 import {
   MATTERMOST_FAKE_DEFAULTS,
   MattermostApiFake,
@@ -13,8 +14,10 @@ import {
   slashCommandBody,
   tamperedContext,
 } from '../../fakes/mattermost-inbound.payloads';
+import { alice, bob } from '../../support/commands';
 import { uniqueToken } from '../../support/unique';
 import type {
+  ButtonTamper,
   CallScope,
   ChatButton,
   ChatMessageView,
@@ -35,6 +38,11 @@ const COMMAND_TOKEN = 'contract-mattermost-command-token';
 const PUBLIC_URL = 'http://tollgate-binding.test';
 /** Who starts each conversation's thread, as a person writing to the bot would. */
 const THREAD_STARTER = 'threadstarter0000000000000';
+/**
+ * The members of every fresh conversation's channel: the binding answers a click only from a
+ * member (PROTOCOL.md §5), and the suites click as these people.
+ */
+const CHANNEL_MEMBERS = [THREAD_STARTER, alice.id, bob.id];
 
 const ROUTES: Record<PlatformCall, MattermostRoute | '*'> = {
   post: 'createPost',
@@ -62,6 +70,8 @@ function mattermostFault(fault: PlatformFault): MattermostFault {
 interface RawButton {
   readonly postId: string;
   readonly actionId: string;
+  /** Sent instead of the stored context (a tampered button). */
+  readonly context?: Record<string, unknown>;
 }
 
 export class MattermostDriver implements PlatformDriver {
@@ -89,6 +99,7 @@ export class MattermostDriver implements PlatformDriver {
   /** A thread a person started (the fake holds its root post, so the thread can be read). */
   freshConversation(): Conversation {
     const channelId = uniqueToken('ch').padEnd(26, '0').slice(0, 26);
+    this.fake.addChannelMembers(channelId, CHANNEL_MEMBERS);
     const root = this.fake.addUserPost({
       channel_id: channelId,
       user_id: THREAD_STARTER,
@@ -164,18 +175,9 @@ export class MattermostDriver implements PlatformDriver {
     clicker: Person,
     signing: Signing = 'valid',
   ): Promise<Response> {
-    const raw = button.raw as RawButton;
-    const stored = this.fake.post(raw.postId);
-    if (!stored) throw new Error(`no post ${raw.postId}`);
-    const integration = storedIntegration(stored, raw.actionId);
-    if (!integration?.url || !integration.context) {
-      throw new Error(`post ${raw.postId} never held an integration for ${raw.actionId}`);
-    }
-    if (!integration.url.startsWith(`${PUBLIC_URL}/`)) {
-      throw new Error(`the integration URL ${integration.url} is not under ${PUBLIC_URL}`);
-    }
-    const context =
-      signing === 'valid' ? integration.context : tamperedContext(integration.context, signing);
+    const { stored, integration } = this.integrationOf(button);
+    const sent = (button.raw as RawButton).context ?? integration.context;
+    const context = signing === 'valid' ? sent : tamperedContext(sent, signing);
     const body = actionCallbackBody({
       userId: clicker.id,
       ...(clicker.displayName ? { userName: clicker.displayName } : {}),
@@ -204,6 +206,47 @@ export class MattermostDriver implements PlatformDriver {
       }
     }
     return response;
+  }
+
+  /**
+   * The context Mattermost POSTs back for this button, as one captured from a click (or from a
+   * log or proxy on the way) would be: the stored one, nonce and sig included.
+   */
+  capturedContext(button: ChatButton): Record<string, unknown> {
+    return structuredClone(this.integrationOf(button).integration.context);
+  }
+
+  /**
+   * The stored context with the option or the prompt swapped and signed again with the
+   * binding's action secret; the post's nonce is kept, as the captured context carried it.
+   */
+  tamperedButton(button: ChatButton, change: ButtonTamper): ChatButton {
+    const captured = this.capturedContext(button);
+    const fields = {
+      sessionId: change.prompt?.sessionId ?? String(captured.sessionId),
+      callId: change.prompt?.callId ?? String(captured.callId),
+      optionKey: change.optionKey ?? String(captured.optionKey),
+      nonce: String(captured.nonce),
+    };
+    const context = { ...fields, sig: signAction(ACTION_SECRET, fields) };
+    return { ...button, raw: { ...(button.raw as RawButton), context } satisfies RawButton };
+  }
+
+  private integrationOf(button: ChatButton): {
+    stored: FakeMattermostPost;
+    integration: { url: string; context: Record<string, unknown> };
+  } {
+    const raw = button.raw as RawButton;
+    const stored = this.fake.post(raw.postId);
+    if (!stored) throw new Error(`no post ${raw.postId}`);
+    const integration = storedIntegration(stored, raw.actionId);
+    if (!integration?.url || !integration.context) {
+      throw new Error(`post ${raw.postId} never held an integration for ${raw.actionId}`);
+    }
+    if (!integration.url.startsWith(`${PUBLIC_URL}/`)) {
+      throw new Error(`the integration URL ${integration.url} is not under ${PUBLIC_URL}`);
+    }
+    return { stored, integration: { url: integration.url, context: integration.context } };
   }
 
   /** A slash command typed in the thread's reply box; `forged`/`stale` carry a wrong token. */

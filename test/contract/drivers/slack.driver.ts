@@ -1,4 +1,6 @@
+import { promptRefOf } from '@tollgate/binding-core';
 import type { Conversation, Person } from '@tollgate/protocol';
+import { ACTION_ID_PREFIX } from '../../../apps/slack-binding/src/rendering/slack-prompt.renderer';
 import {
   SLACK_FAKE_DEFAULTS,
   SlackApiFake,
@@ -16,6 +18,7 @@ import {
 import { signSlackRequest } from '../../fakes/slack-signing';
 import { uniqueToken } from '../../support/unique';
 import type {
+  ButtonTamper,
   CallScope,
   ChatButton,
   ChatMessageView,
@@ -180,6 +183,19 @@ export class SlackDriver implements PlatformDriver {
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body, signing) },
       body,
     });
+  }
+
+  /** The action id names the option, the value the prompt's opaque reference. */
+  tamperedButton(button: ChatButton, change: ButtonTamper): ChatButton {
+    const raw = button.raw as { action_id: string; value: string };
+    return {
+      ...button,
+      raw: {
+        action_id:
+          change.optionKey === undefined ? raw.action_id : `${ACTION_ID_PREFIX}${change.optionKey}`,
+        value: change.prompt === undefined ? raw.value : promptRefOf(change.prompt),
+      },
+    };
   }
 
   async say(

@@ -52,7 +52,12 @@ describe('binding core: inbound clicks and messages', () => {
       },
     });
     const commands = new JetStreamCommandPublisher(harness.subjects, async () => harness.publisher);
-    forwardClick = new ForwardClick({ prompts: harness.prompts, commands, now: () => NOW });
+    forwardClick = new ForwardClick({
+      platform: 'slack',
+      prompts: harness.prompts,
+      commands,
+      now: () => NOW,
+    });
     forwardMessage = new ForwardMessage({ sessions: harness.sessions, commands, now: () => NOW });
     hasSession = new HasSession(harness.sessions);
   });
@@ -103,7 +108,7 @@ describe('binding core: inbound clicks and messages', () => {
     return { ...p, ref };
   }
 
-  it('B2 a click becomes one ToolInteractionResponse on <prefix>.cmd.<sessionId>.response, keyed by the command id', async () => {
+  it('B2 a click becomes one ToolInteractionResponse on <prefix>.cmd.<platform>.<sessionId>.response, keyed by the command id', async () => {
     const p = await postedPrompt();
     const click: Click = {
       promptRef: p.promptRef,
@@ -134,7 +139,7 @@ describe('binding core: inbound clicks and messages', () => {
         : undefined,
     );
     expect(command).toEqual({
-      subject: `${harness.prefix}.cmd.${p.sessionId}.response`,
+      subject: `${harness.prefix}.cmd.${p.conversation.platform}.${p.sessionId}.response`,
       msgId: click.commandId,
       command: expected,
     });
@@ -196,7 +201,7 @@ describe('binding core: inbound clicks and messages', () => {
       return found.length === 1 ? found : undefined;
     });
     expect(command).toEqual({
-      subject: `${harness.prefix}.cmd.${sessionId}.message`,
+      subject: `${harness.prefix}.cmd.${conversation.platform}.${sessionId}.message`,
       msgId: 'Ev0001',
       command: {
         type: 'UserMessage',

@@ -31,7 +31,11 @@ describe('binding core: outputs through the consumer', () => {
     const posts = harness.adapter.postsFor(p.promptRef);
     expect(posts).toHaveLength(1);
     expect(posts[0].view).toEqual({ kind: 'pending', request });
-    expect(posts[0].target).toEqual({ conversation: p.conversation, promptRef: p.promptRef });
+    expect(posts[0].target).toEqual({
+      conversation: p.conversation,
+      promptRef: p.promptRef,
+      postNonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     const journal = await harness.journal(p.key);
     expect(journal.map((e) => [e.type, e.seq])).toEqual([['PendingApprovalPromptTracked', 3]]);
     expect(journal[0].data).toMatchObject({ messageRef: posts[0].ref, shown: 'pending' });

@@ -27,8 +27,9 @@ describe('journal housekeeping', () => {
 
   it('keeps command ids for 7 days and sent outbox rows for a day; unsent rows stay', async () => {
     await dataSource.query(
-      `INSERT INTO processed_commands (command_id, session_id, processed_at) VALUES
-        ('fresh', 's', now() - interval '6 days 23 hours'), ('old', 's', now() - interval '7 days 1 hour')`,
+      `INSERT INTO processed_commands (platform, command_id, session_id, processed_at) VALUES
+        ('slack', 'fresh', 's', now() - interval '6 days 23 hours'),
+        ('slack', 'old', 's', now() - interval '7 days 1 hour')`,
     );
     await dataSource.query(
       `INSERT INTO outbox (id, session_id, subject, payload, sent_at) VALUES

@@ -96,6 +96,7 @@ describe('session store (journal, outbox, ledger in one transaction)', () => {
       store,
       decide: (command, options) => handle.execute(command, options),
       recover: (id) => store.decide(id, undefined, () => undefined),
+      failInFlight: (id) => store.decide(id, undefined, () => undefined),
       logger: pino({ level: 'silent' }),
       maxTurns: 100,
       retryBaseMs: 10,

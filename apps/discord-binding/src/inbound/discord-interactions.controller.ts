@@ -13,15 +13,14 @@ import {
   ForwardMessage,
   PLATFORM_ADAPTER,
   type PlatformAdapter,
+  readInbound,
 } from '@tollgate/binding-core';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { DiscordPlatformAdapter } from '../platform/discord-platform.adapter';
-import {
-  classifyDiscordInteraction,
-  type DiscordInteraction,
-  InteractionType,
-} from './discord-interaction.rules';
+import { DISCORD_ENDPOINTS } from './discord-endpoints';
+import { classifyDiscordInteraction, InteractionType } from './discord-interaction.rules';
+import { discordInteractionSchema } from './discord-interaction.schema';
 import { DiscordSignatureGuard } from './discord-signature.guard';
 
 /** Interaction callback types (InteractionResponseType). */
@@ -45,7 +44,9 @@ const SHUTDOWN_WAIT_MS = 2_000;
  * `POST /discord/interactions`. Discord wants an answer within 3 s, so each interaction is
  * acknowledged at once — PING with PONG, `/ask` with a deferred message (type 5), a button
  * with a deferred update (type 6) — and forwarded right after. The prompt is not touched by a
- * click: it changes only when the session answers.
+ * click: it changes only when the session answers. A signed interaction Tollgate cannot read
+ * is answered 400 with its reason: Discord never retries an interaction, and shows its sender
+ * that it failed.
  */
 @Controller('discord')
 @UseGuards(DiscordSignatureGuard)
@@ -57,6 +58,7 @@ export class DiscordInteractionsController implements BeforeApplicationShutdown 
     private readonly forwardMessage: ForwardMessage,
     private readonly forwardClick: ForwardClick,
     @Inject(PLATFORM_ADAPTER) adapter: PlatformAdapter,
+    private readonly refusals: InboundRefusals,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {
     this.adapter = adapter as DiscordPlatformAdapter;
@@ -64,8 +66,16 @@ export class DiscordInteractionsController implements BeforeApplicationShutdown 
 
   @Post('interactions')
   @HttpCode(200)
-  receive(@Body() interaction: DiscordInteraction): { type: number; data?: unknown } {
-    const verdict = classifyDiscordInteraction(interaction ?? {});
+  receive(@Body() body: unknown): { type: number; data?: unknown } {
+    const read = readInbound(discordInteractionSchema, body);
+    if (!read.ok) {
+      this.refusals.authenticated(DISCORD_ENDPOINTS.interactions, 'invalid_payload', {
+        detail: read.detail,
+      });
+      throw new BadRequestException({ reason: 'invalid_payload', detail: read.detail });
+    }
+    const interaction = read.value;
+    const verdict = classifyDiscordInteraction(interaction);
     switch (verdict.kind) {
       case 'ping':
         return { type: PONG };
@@ -79,9 +89,9 @@ export class DiscordInteractionsController implements BeforeApplicationShutdown 
         this.logger.debug({ reason: verdict.reason }, 'ignored a Discord interaction');
         // Every interaction gets an answer: a click on someone else's button is just
         // acknowledged, a command Tollgate does not know is explained to its sender only.
-        if (interaction?.type === InteractionType.component)
+        if (interaction.type === InteractionType.component)
           return { type: DEFERRED_UPDATE_MESSAGE };
-        if (interaction?.type === InteractionType.command) {
+        if (interaction.type === InteractionType.command) {
           return {
             type: CHANNEL_MESSAGE,
             data: { content: USAGE, flags: EPHEMERAL, allowed_mentions: { parse: [] } },

@@ -4,9 +4,8 @@ import {
   type SignedRequest,
   SignedRequestGuard,
 } from '@tollgate/binding-core';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { InboundRefusals } from '@tollgate/service-runtime';
 import type { KeyObject } from 'node:crypto';
-import type { Logger } from 'pino';
 import { DISCORD_CONFIG } from '../discord-binding.tokens';
 import type { DiscordBindingConfig } from '../discord-binding.config';
 import { discordPublicKey, verifyDiscordSignature } from './discord-signature.verifier';
@@ -19,11 +18,8 @@ import { discordPublicKey, verifyDiscordSignature } from './discord-signature.ve
 export class DiscordSignatureGuard extends SignedRequestGuard {
   private readonly publicKey: KeyObject;
 
-  constructor(
-    @Inject(DISCORD_CONFIG) config: DiscordBindingConfig,
-    @Inject(SERVICE_LOGGER) logger: Logger,
-  ) {
-    super('Discord', logger);
+  constructor(@Inject(DISCORD_CONFIG) config: DiscordBindingConfig, refusals: InboundRefusals) {
+    super(refusals);
     this.publicKey = discordPublicKey(config.DISCORD_PUBLIC_KEY);
   }
 

@@ -7,6 +7,7 @@ import {
   CONTENT_LIMIT,
   CUSTOM_ID_PREFIX,
   renderDiscordPrompt,
+  renderDiscordText,
 } from '../rendering/discord-prompt.renderer';
 import { classifyDiscordFailure } from './discord-failure.classifier';
 import type { InteractionTokens } from './interaction-token.repository';
@@ -73,7 +74,7 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
    * is young enough; otherwise (or if Discord no longer takes the token) a direct message.
    */
   async sendNotice(conversation: Conversation, to: Person, text: string): Promise<void> {
-    const content = truncate(text);
+    const content = contentOf(text);
     const token = await this.options.tokens.latest(
       to.id,
       conversation.channelId,
@@ -107,7 +108,7 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
   ): Promise<MessageRef> {
     const posted = (await this.rest.post(Routes.channelMessages(conversation.channelId), {
       body: {
-        content: truncate(text),
+        content: contentOf(text),
         nonce: textNonce(outputId),
         enforce_nonce: true,
         allowed_mentions: { parse: [] },
@@ -185,6 +186,11 @@ export function textNonce(outputId: string): string {
 
 function digest(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 24);
+}
+
+/** Text from the session (a reply, a notice) as content: inert first, then cut to fit. */
+function contentOf(text: string): string {
+  return truncate(renderDiscordText(text));
 }
 
 function truncate(text: string): string {

@@ -1,6 +1,17 @@
 import type { PromptView } from '@tollgate/binding-core';
 import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
-import { CONTENT_LIMIT, parseCustomId, renderDiscordPrompt } from './discord-prompt.renderer';
+import {
+  FORGED_LINKS,
+  HOSTILE,
+  hostileViews,
+  MASS_MENTIONS,
+} from '../../../../libs/binding-core/src/testing/hostile-text.fixture';
+import {
+  CONTENT_LIMIT,
+  parseCustomId,
+  renderDiscordPrompt,
+  renderDiscordText,
+} from './discord-prompt.renderer';
 
 const request = {
   type: 'ToolInteractionRequest',
@@ -100,5 +111,50 @@ describe('Discord prompt renderer', () => {
     });
     expect(parseCustomId('other:approve')).toBeUndefined();
     expect(parseCustomId('tg:approve')).toBeUndefined();
+  });
+});
+
+describe('X5 — Discord: text cannot ping or forge links', () => {
+  const resolver = { id: '112233445566778899', displayName: 'Approver' };
+  const legit = ['<@80351110224678912>', '<@112233445566778899>'];
+
+  function expectInert(text: string) {
+    const rest = legit.reduce((t, mention) => t.split(mention).join(''), text);
+    // Users <@id>, roles <@&id>, channels <#id>, commands </x:id>: none survives but ours.
+    expect(rest).not.toMatch(/<[@#/]/);
+    expect(text).not.toMatch(/@(everyone|here|channel|all)/i);
+    // A masked or reference link needs `](`, `][` or `]:`.
+    expect(text).not.toMatch(/\][([:]/);
+  }
+
+  it.each(MASS_MENTIONS)('X5 %s in any field mentions no one', (attack) => {
+    for (const view of hostileViews(request, attack, resolver)) {
+      const message = render(view);
+      expectInert(message.content);
+      // Discord's own guard as well: no mention in a prompt notifies anyone.
+      expect(message.allowed_mentions).toEqual({ parse: [] });
+    }
+    expectInert(renderDiscordText(`reply ${attack}`));
+  });
+
+  it.each(FORGED_LINKS)('X5 %j shows its real address, behind no other text', (attack) => {
+    for (const view of hostileViews(request, attack, resolver)) {
+      const { content } = render(view);
+      expectInert(content);
+      expect(content).toContain('evil.example');
+    }
+    expectInert(renderDiscordText(attack));
+    expect(renderDiscordText(attack)).toContain('https://evil.example/');
+  });
+
+  it('X5 replies keep their Markdown; only mentions and links are made inert', () => {
+    expect(renderDiscordText('**done** `a[0]`')).toBe('**done** `a[0]\u200b`');
+  });
+
+  it('X5 the resolver mention in the Resolved banner still renders as a mention', () => {
+    const [resolved] = hostileViews(request, HOSTILE, resolver).filter(
+      (v) => v.kind === 'resolved',
+    );
+    expect(render(resolved).content).toMatch(/ by <@112233445566778899>$/);
   });
 });

@@ -1,4 +1,11 @@
-import { type PromptView, promptStatusLine, type StatusMarkup } from '@tollgate/binding-core';
+import {
+  breakMarkdownLinks,
+  breakMentions,
+  type PromptView,
+  promptStatusLine,
+  type StatusMarkup,
+  ZERO_WIDTH_SPACE,
+} from '@tollgate/binding-core';
 import type { Option, Person } from '@tollgate/protocol';
 
 /**
@@ -109,13 +116,25 @@ function quote(text: string): string {
 
 /**
  * Bold, strike, spoiler and code markers in the request are shown as written, and no mention
- * (`@everyone`, `<@id>`) can be smuggled in. Underscores stay: tool names are full of them.
+ * or masked link can be smuggled in. Underscores stay: tool names are full of them.
  */
 function escape(text: string): string {
-  return text
-    .replace(/([\\*~`|])/g, '\\$1')
-    .replace(/@/g, '@\u200b')
-    .replace(/</g, '<\u200b');
+  return inert(text.replace(/([\\*~`|])/g, '\\$1'));
+}
+
+/**
+ * `allowed_mentions: { parse: [] }` already keeps every post from pinging; the text is made
+ * inert as well, so `@everyone`, `<@&role>` or `<@user>` does not even look like a mention,
+ * and `[bank.com](https://evil)` shows its real address. `<` starts Discord's own mention,
+ * channel and emoji syntax.
+ */
+function inert(text: string): string {
+  return breakMarkdownLinks(breakMentions(text)).replace(/</g, `<${ZERO_WIDTH_SPACE}`);
+}
+
+/** A reply or notice: its Markdown kept, its mentions and masked links made inert. */
+export function renderDiscordText(text: string): string {
+  return inert(text);
 }
 
 function inlineCode(text: string): string {

@@ -1,22 +1,23 @@
-import { Body, Controller, HttpCode, Inject, Post, UnauthorizedException } from '@nestjs/common';
-import { ForwardClick, promptRefOf } from '@tollgate/binding-core';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  HttpCode,
+  Inject,
+  Post,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { ForwardClick, PromptJournalRepository, readInbound } from '@tollgate/binding-core';
+import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { MattermostBindingConfig } from '../mattermost-binding.config';
 import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
 import { verifyActionContext } from './action-signature';
-
-/** What Mattermost POSTs to a button's `integration.url` (PostActionIntegrationRequest). */
-interface ActionCallback {
-  user_id?: unknown;
-  user_name?: unknown;
-  channel_id?: unknown;
-  team_id?: unknown;
-  post_id?: unknown;
-  trigger_id?: unknown;
-  type?: unknown;
-  context?: unknown;
-}
+import { ChannelMembership } from './channel-membership.cache';
+import { checkClick, type ClickCheck } from './mattermost-click.rules';
+import { mattermostCommandId } from './mattermost-command-id';
+import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
+import { type MattermostAction, mattermostActionSchema } from './mattermost-inbound.schema';
 
 /** The reply Mattermost reads: `update` is never sent, so the post stays as it is. */
 interface ActionReply {
@@ -24,52 +25,112 @@ interface ActionReply {
 }
 
 const EXPIRED_NOTICE = 'This request is no longer valid; nothing was run.';
+const NOT_A_MEMBER_NOTICE =
+  'Only members of this channel can answer this request; nothing was run.';
 const RETRY_NOTICE = 'Tollgate could not take that click just now; please try again.';
 
 /**
  * Button clicks become ToolInteractionResponse commands carrying the clicker. Mattermost signs
- * nothing, so the click is believed only when the HMAC in its context checks out. The prompt
- * is not touched here: it changes only when the session answers.
+ * nothing, so a click is believed only when the HMAC in its context checks out, the journal
+ * holds that prompt with that context's nonce on that very post, and the clicker is a member
+ * of the post's channel (PROTOCOL.md §5, revised 2026-11-30). The prompt is not touched here:
+ * it changes only when the session answers.
  */
 @Controller('mattermost')
 export class MattermostActionsController {
   constructor(
     private readonly forwardClick: ForwardClick,
+    private readonly prompts: PromptJournalRepository,
+    private readonly membership: ChannelMembership,
     @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
+    private readonly refusals: InboundRefusals,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   @Post('actions')
   @HttpCode(200)
-  async receive(@Body() body: ActionCallback | undefined): Promise<ActionReply> {
+  async receive(@Body() raw: unknown): Promise<ActionReply> {
+    const body = this.readAction(raw);
     const verdict = verifyActionContext(this.config.MATTERMOST_ACTION_SECRET, body?.context);
-    if (!verdict.ok) {
-      this.logger.warn({ reason: verdict.reason }, 'refused an unsigned Mattermost action');
-      throw new UnauthorizedException({ reason: verdict.reason });
-    }
-    const userId = str(body?.user_id);
-    if (!userId) return { ephemeral_text: EXPIRED_NOTICE };
-    const userName = str(body?.user_name);
-    const postId = str(body?.post_id);
-    const channelId = str(body?.channel_id);
+    if (!verdict.ok) this.refuse(verdict.reason);
     const { sessionId, callId, optionKey } = verdict.context;
+    const log = this.logger.child({ platform: 'mattermost', sessionId, callId });
+    const userName = str(body?.user_name);
+    let check: ClickCheck;
     try {
+      check = checkClick(
+        verdict.context,
+        {
+          userId: str(body?.user_id),
+          postId: str(body?.post_id),
+          channelId: str(body?.channel_id),
+        },
+        await this.prompts.findByKey({ sessionId, callId }),
+      );
+    } catch (error) {
+      return this.failed(error, log);
+    }
+    switch (check.kind) {
+      case 'refuse':
+        return this.refuse(check.reason);
+      case 'expired':
+        // Its post already shows no buttons: the journal clears a prompt only once the edit
+        // removing them went through. The session would only say the same, later.
+        log.info('a click on a cleared prompt; telling the clicker');
+        return { ephemeral_text: EXPIRED_NOTICE };
+      case 'check_member':
+        break;
+    }
+    const { userId, messageRef, promptRef } = check;
+    try {
+      if (!(await this.membership.isMember(messageRef.channelId, userId))) {
+        log.warn('refused a Mattermost action by someone not in the channel');
+        return { ephemeral_text: NOT_A_MEMBER_NOTICE };
+      }
       const result = await this.forwardClick.execute({
-        promptRef: promptRefOf({ sessionId, callId }),
+        promptRef,
         optionKey,
         clicker: { id: userId, ...(userName ? { displayName: userName } : {}) },
         // PROTOCOL.md §1: the click's trigger_id, else its post and clicker.
-        commandId: str(body?.trigger_id) || `${postId ?? callId}:${userId}`,
-        ...(postId && channelId ? { messageRef: { channelId, messageId: postId } } : {}),
+        commandId: mattermostCommandId(
+          str(body?.trigger_id) ?? `${messageRef.messageId}:${userId}`,
+        ),
+        messageRef,
       });
       if (result.kind === 'forwarded') return {};
-      this.logger.info({ result: result.kind }, 'a click could not be forwarded');
+      log.info({ result: result.kind }, 'a click could not be forwarded');
       return { ephemeral_text: EXPIRED_NOTICE };
     } catch (error) {
-      // Mattermost never retries a callback: tell the clicker instead of failing the action.
-      this.logger.error({ err: error }, 'could not forward a Mattermost click');
-      return { ephemeral_text: RETRY_NOTICE };
+      return this.failed(error, log);
     }
+  }
+
+  /**
+   * The callback's shape, checked before its context: nothing here is authenticated yet, so a
+   * refusal is only counted. Mattermost never retries a callback; 400 says why.
+   */
+  private readAction(raw: unknown): MattermostAction {
+    const read = readInbound(mattermostActionSchema, raw);
+    if (read.ok) return read.value;
+    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.actions, 'invalid_payload', {
+      detail: read.detail,
+    });
+    throw new BadRequestException({ reason: 'invalid_payload', detail: read.detail });
+  }
+
+  /** Mattermost never retries a callback: tell the clicker instead of failing the action. */
+  private failed(error: unknown, log: Logger): ActionReply {
+    log.error({ err: error }, 'could not take a Mattermost click');
+    return { ephemeral_text: RETRY_NOTICE };
+  }
+
+  /**
+   * Mattermost signs nothing: whoever holds a captured context can send these as fast as they
+   * like, so they are counted and logged at debug, never at a level a stranger could flood.
+   */
+  private refuse(reason: string): never {
+    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.actions, reason);
+    throw new UnauthorizedException({ reason });
   }
 }
 

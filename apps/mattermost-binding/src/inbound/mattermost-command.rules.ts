@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Conversation, Person } from '@tollgate/protocol';
+import { mattermostCommandId } from './mattermost-command-id';
 
 /**
  * What Mattermost POSTs for a slash command (`command`, `trigger_id`) or an outgoing webhook
@@ -23,7 +24,7 @@ export interface InboundMattermostMessage {
   readonly conversation: Conversation;
   readonly sender: Person;
   readonly text: string;
-  /** PROTOCOL.md §1: the `trigger_id`, or the post id, so a redelivery is the same command. */
+  /** PROTOCOL.md §1: from the `trigger_id`, or the post id, so a redelivery is the same command. */
   readonly commandId: string;
   /** A slash command answers its caller; an outgoing webhook's answer would be posted. */
   readonly source: 'slash_command' | 'outgoing_webhook';
@@ -55,8 +56,9 @@ export function classifyMattermostCommand(body: MattermostCommandBody): Mattermo
   }
   const postId = str(body.post_id);
   const triggerId = str(body.trigger_id);
-  const commandId = triggerId || postId;
-  if (!commandId) return { kind: 'ignore', reason: 'no trigger_id or post_id' };
+  const platformId = triggerId || postId;
+  if (!platformId) return { kind: 'ignore', reason: 'no trigger_id or post_id' };
+  const commandId = mattermostCommandId(platformId);
   const source = str(body.command) ? 'slash_command' : 'outgoing_webhook';
   let text = str(body.text) ?? '';
   const trigger = str(body.trigger_word);

@@ -1,4 +1,5 @@
 import {
+  BadRequestException,
   Body,
   Controller,
   HttpCode,
@@ -7,39 +8,47 @@ import {
   ServiceUnavailableException,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ForwardMessage } from '@tollgate/binding-core';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { ForwardMessage, readInbound } from '@tollgate/binding-core';
+import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { MattermostBindingConfig } from '../mattermost-binding.config';
 import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
-import {
-  classifyMattermostCommand,
-  commandTokenMatches,
-  type MattermostCommandBody,
-} from './mattermost-command.rules';
+import { classifyMattermostCommand, commandTokenMatches } from './mattermost-command.rules';
+import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
+import { mattermostCommandSchema } from './mattermost-inbound.schema';
 
 /**
  * A slash command or an outgoing webhook (form-encoded or JSON), checked against
- * MATTERMOST_COMMAND_TOKEN, forwarded as a UserMessage and answered at once.
+ * MATTERMOST_COMMAND_TOKEN, forwarded as a UserMessage and answered at once. A body with the
+ * token that Tollgate cannot read is answered 400 with its reason: Mattermost retries neither
+ * a slash command nor an outgoing webhook, and shows a slash command's caller the failure.
  */
 @Controller('mattermost')
 export class MattermostCommandsController {
   constructor(
     private readonly forwardMessage: ForwardMessage,
     @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
+    private readonly refusals: InboundRefusals,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   @Post('commands')
   @HttpCode(200)
-  async receive(
-    @Body() body: MattermostCommandBody | undefined,
-  ): Promise<{ response_type?: 'ephemeral'; text?: string }> {
-    if (!commandTokenMatches(this.config.MATTERMOST_COMMAND_TOKEN, body?.token)) {
-      this.logger.warn('refused a Mattermost command without the command token');
+  async receive(@Body() raw: unknown): Promise<{ response_type?: 'ephemeral'; text?: string }> {
+    const token =
+      typeof raw === 'object' && raw !== null ? (raw as { token?: unknown }).token : undefined;
+    if (!commandTokenMatches(this.config.MATTERMOST_COMMAND_TOKEN, token)) {
+      this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.commands, 'bad_token');
       throw new UnauthorizedException({ reason: 'bad_token' });
     }
-    const verdict = classifyMattermostCommand(body ?? {});
+    const body = readInbound(mattermostCommandSchema, raw);
+    if (!body.ok) {
+      this.refusals.authenticated(MATTERMOST_ENDPOINTS.commands, 'invalid_payload', {
+        detail: body.detail,
+      });
+      throw new BadRequestException({ reason: 'invalid_payload', detail: body.detail });
+    }
+    const verdict = classifyMattermostCommand(body.value);
     if (verdict.kind === 'ignore') {
       this.logger.debug({ reason: verdict.reason }, 'ignored a Mattermost command');
       return {};

@@ -9,6 +9,7 @@ import { MattermostPlatformAdapter } from './mattermost-platform.adapter';
 
 const CHANNEL = 'adapterchannel000000000000';
 const SECRET = 'adapter-spec-action-secret';
+const NONCE = '0123456789abcdef0123456789abcdef';
 
 function request(conversation: Conversation): ToolInteractionRequest {
   return {
@@ -52,7 +53,7 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
 
   it('posts a prompt in the thread and rebuilds its buttons whole on every edit', async () => {
     const conversation = thread();
-    const target = { conversation, promptRef: 'ref1' };
+    const target = { conversation, promptRef: 'ref1', postNonce: NONCE };
     const ref = await adapter.postPrompt(target, {
       kind: 'pending',
       request: request(conversation),
@@ -62,7 +63,10 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
     const actions = fake.post(ref.messageId)!.props.attachments![0].actions!;
     expect(actions).toHaveLength(4);
     for (const action of actions) {
-      expect(verifyActionContext(SECRET, action.integration?.context)).toMatchObject({ ok: true });
+      expect(verifyActionContext(SECRET, action.integration?.context)).toMatchObject({
+        ok: true,
+        context: { nonce: NONCE },
+      });
     }
     await adapter.editPrompt(target, ref, { kind: 'expired', request: request(conversation) });
     const cleared = fake.post(ref.messageId)!;
@@ -72,7 +76,7 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
 
   it('finds its own prompt and text by their props, and nobody else’s', async () => {
     const conversation = thread();
-    const target = { conversation, promptRef: 'refown' };
+    const target = { conversation, promptRef: 'refown', postNonce: NONCE };
     fake.addUserPost({
       channel_id: CHANNEL,
       root_id: conversation.threadId,
@@ -129,6 +133,19 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
     expect(adapter.classifyFailure(new TypeError('fetch failed'))).toMatchObject({
       kind: 'transient',
     });
+  });
+
+  it('X3 asks the server whether a user is a member of a channel; a failure is no answer', async () => {
+    fake.addChannelMembers(CHANNEL, ['member1']);
+    await expect(adapter.isChannelMember(CHANNEL, 'member1')).resolves.toBe(true);
+    await expect(adapter.isChannelMember(CHANNEL, 'stranger')).resolves.toBe(false);
+    await expect(adapter.isChannelMember('otherchannel00000000000000', 'member1')).resolves.toBe(
+      false,
+    );
+    fake.failNext('getChannelMember', { refuse: 403 });
+    await expect(adapter.isChannelMember(CHANNEL, 'member1')).resolves.toBe(false);
+    fake.failNext('getChannelMember', { status: 503 });
+    await expect(adapter.isChannelMember(CHANNEL, 'member1')).rejects.toBeDefined();
   });
 
   it('sends a notice as an ephemeral post to that person alone', async () => {

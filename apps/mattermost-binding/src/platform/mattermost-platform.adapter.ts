@@ -1,11 +1,19 @@
-import type { MessageRef, PlatformAdapter, PromptTarget, PromptView } from '@tollgate/binding-core';
+import type {
+  MessageRef,
+  PlatformAdapter,
+  PlatformFailure,
+  PromptTarget,
+  PromptView,
+} from '@tollgate/binding-core';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
 import type { Post } from '@mattermost/types/posts';
 import {
   MESSAGE_RUNE_LIMIT,
+  MissingPostNonce,
   OUTPUT_ID_PROP,
   PROMPT_REF_PROP,
   renderMattermostPrompt,
+  renderMattermostText,
   truncateRunes,
   type MattermostRenderSettings,
 } from '../rendering/mattermost-prompt.renderer';
@@ -15,6 +23,8 @@ import { MattermostApiError, MattermostClient } from './mattermost-client';
 /** Below this even a healthy server would time out now and then. */
 /** Top-level posts read back when looking for one that timed out (a retry follows within minutes). */
 const CHANNEL_PAGE_SIZE = 200;
+/** The membership lookup's answers that mean "not a member" (see isChannelMember). */
+const NOT_A_MEMBER = new Set([400, 403, 404]);
 
 export interface MattermostAdapterOptions {
   /** The server's base URL (Client4 adds `/api/v4`). */
@@ -45,7 +55,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
   }
 
   async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
-    const post = renderMattermostPrompt(view, target.promptRef, this.options.render);
+    const post = renderMattermostPrompt(view, target, this.options.render);
     const created = await this.client.createPost({
       channel_id: target.conversation.channelId,
       root_id: target.conversation.threadId,
@@ -64,7 +74,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
    * patchPost replaces props as a whole and leaves the post's other fields alone.
    */
   async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
-    const post = renderMattermostPrompt(view, target.promptRef, this.options.render);
+    const post = renderMattermostPrompt(view, target, this.options.render);
     await this.client.patchPost({
       id: ref.messageId,
       message: post.message,
@@ -81,7 +91,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     await this.client.createPostEphemeral(to.id, {
       channel_id: near?.channelId ?? conversation.channelId,
       root_id: conversation.threadId,
-      message: truncateRunes(text, MESSAGE_RUNE_LIMIT),
+      message: truncateRunes(renderMattermostText(text), MESSAGE_RUNE_LIMIT),
     });
   }
 
@@ -94,7 +104,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     const created = await this.client.createPost({
       channel_id: conversation.channelId,
       root_id: conversation.threadId,
-      message: truncateRunes(text, MESSAGE_RUNE_LIMIT),
+      message: truncateRunes(renderMattermostText(text), MESSAGE_RUNE_LIMIT),
       props: { [OUTPUT_ID_PROP]: outputId },
     });
     return { channelId: created.channel_id || conversation.channelId, messageId: created.id };
@@ -108,7 +118,25 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     return this.findOwnPost(conversation, OUTPUT_ID_PROP, outputId);
   }
 
-  classifyFailure(error: unknown) {
+  /**
+   * Whether the user exists and is a member of the channel (public channels included): the
+   * server answers 200 only then. 400, 403 and 404 say no (no such user or channel, or a
+   * channel the bot cannot see); anything else is thrown, since it says nothing either way.
+   */
+  async isChannelMember(channelId: string, userId: string): Promise<boolean> {
+    try {
+      const member = await this.client.getChannelMember(channelId, userId);
+      return member.user_id === userId && member.channel_id === channelId;
+    } catch (error) {
+      if (error instanceof MattermostApiError && NOT_A_MEMBER.has(error.httpStatus)) return false;
+      throw error;
+    }
+  }
+
+  classifyFailure(error: unknown): PlatformFailure {
+    // A bug, not an outage: no retry gives the prompt a nonce.
+    if (error instanceof MissingPostNonce)
+      return { kind: 'permanent', reason: 'missing_post_nonce' };
     return classifyMattermostFailure(error);
   }
 

@@ -2,11 +2,22 @@ import type { PromptView } from '@tollgate/binding-core';
 import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
 import { verifyActionContext } from '../inbound/action-signature';
 import {
+  FORGED_LINKS,
+  HOSTILE,
+  hostileViews,
+  MASS_MENTIONS,
+} from '../../../../libs/binding-core/src/testing/hostile-text.fixture';
+import {
   actionIdOf,
+  mention,
   MESSAGE_RUNE_LIMIT,
   PROMPT_REF_PROP,
+  MissingPostNonce,
   renderMattermostPrompt,
+  renderMattermostText,
 } from './mattermost-prompt.renderer';
+
+const NONCE = '0123456789abcdef0123456789abcdef';
 
 const SETTINGS = {
   actionUrl: 'https://tollgate.example/mattermost/actions',
@@ -36,7 +47,7 @@ const request: ToolInteractionRequest = {
 };
 
 function render(view: PromptView) {
-  return renderMattermostPrompt(view, 'ref123', SETTINGS);
+  return renderMattermostPrompt(view, { promptRef: 'ref123', postNonce: NONCE }, SETTINGS);
 }
 
 describe('renderMattermostPrompt', () => {
@@ -62,7 +73,7 @@ describe('renderMattermostPrompt', () => {
       const verdict = verifyActionContext(SETTINGS.actionSecret, action.integration.context);
       expect(verdict).toMatchObject({
         ok: true,
-        context: { sessionId: 'mattermost-abc', callId: 'call_1' },
+        context: { sessionId: 'mattermost-abc', callId: 'call_1', nonce: NONCE },
       });
     }
     expect(actions[3].integration.context.optionKey).toBe('deny');
@@ -114,9 +125,74 @@ describe('renderMattermostPrompt', () => {
     expect(post.message.endsWith('…')).toBe(true);
   });
 
+  it('X3 binds every button to the post nonce, and will not show buttons without one', () => {
+    const actions = render({ kind: 'pending', request }).props.attachments[0].actions!;
+    expect(actions.every((a) => a.integration.context.nonce === NONCE)).toBe(true);
+    expect(() =>
+      renderMattermostPrompt({ kind: 'pending', request }, { promptRef: 'ref123' }, SETTINGS),
+    ).toThrow(MissingPostNonce);
+    // A cleared prompt has no buttons, so it needs no nonce.
+    const expired = renderMattermostPrompt(
+      { kind: 'expired', request },
+      { promptRef: 'ref123' },
+      SETTINGS,
+    );
+    expect(expired.props.attachments[0]).not.toHaveProperty('actions');
+  });
+
   it('makes action ids letters and digits only', () => {
     expect(actionIdOf('approve_once')).toBe('approveonce');
     expect(actionIdOf('a-b:c.d')).toBe('abcd');
     expect(actionIdOf('___')).toBe('option');
+  });
+});
+
+describe('X5 — Mattermost: text cannot ping or forge links', () => {
+  const resolver = { id: 'u9approver', displayName: 'approver' };
+
+  /** The fields the server scans for mentions: the message and the attachment text. */
+  function mentionFieldsOf(view: PromptView): string[] {
+    const post = render(view);
+    return [post.message, ...post.props.attachments.map((a) => a.text)];
+  }
+
+  function expectInert(text: string) {
+    // The server's channel-wide mentions, and any @username but the two the binding writes.
+    expect(text).not.toMatch(/@(channel|all|here|everyone)/i);
+    expect(text.replace(/@(alice|approver)\b/g, '')).not.toMatch(/@[a-z0-9]/i);
+    // A Markdown link needs `](`, `][` or `]:`.
+    expect(text).not.toMatch(/\][([:]/);
+  }
+
+  it.each(MASS_MENTIONS)('X5 %s in any field mentions no one', (attack) => {
+    for (const view of hostileViews(request, attack, resolver)) {
+      for (const text of mentionFieldsOf(view)) expectInert(text);
+    }
+    expectInert(renderMattermostText(`reply ${attack}`));
+  });
+
+  it.each(FORGED_LINKS)('X5 %j shows its real address, behind no other text', (attack) => {
+    for (const view of hostileViews(request, attack, resolver)) {
+      const texts = mentionFieldsOf(view);
+      for (const text of texts) expectInert(text);
+      expect(texts.join('\n')).toContain('evil.example');
+    }
+    expectInert(renderMattermostText(attack));
+    expect(renderMattermostText(attack)).toContain('https://evil.example/');
+  });
+
+  it.each(['channel', 'all', 'here', 'Channel'])(
+    'X5 a person named %s is never written as an @-mention',
+    (name) => {
+      expect(mention({ id: 'u1', displayName: name })).not.toMatch(/^@/);
+      expectInert(mention({ id: 'u1', displayName: name }));
+    },
+  );
+
+  it('X5 the resolver mention in the Resolved banner still renders as a mention', () => {
+    const [resolved] = hostileViews(request, HOSTILE, resolver).filter(
+      (v) => v.kind === 'resolved',
+    );
+    expect(render(resolved).props.attachments[0]?.text).toMatch(/ by @approver$/);
   });
 });

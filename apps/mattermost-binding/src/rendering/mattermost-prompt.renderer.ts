@@ -1,6 +1,13 @@
-import { type PromptView, promptStatusLine, type StatusMarkup } from '@tollgate/binding-core';
+import {
+  breakMarkdownLinks,
+  breakMentions,
+  type PromptTarget,
+  type PromptView,
+  promptStatusLine,
+  type StatusMarkup,
+} from '@tollgate/binding-core';
 import type { Option, Person } from '@tollgate/protocol';
-import { signAction } from '../inbound/action-signature';
+import { type ActionContext, signAction } from '../inbound/action-signature';
 
 /**
  * A prompt as a Mattermost post: the message says what is asked and by whom; one legacy
@@ -34,12 +41,7 @@ export interface MattermostAction {
   readonly style: 'primary' | 'danger' | 'default';
   readonly integration: {
     readonly url: string;
-    readonly context: {
-      readonly sessionId: string;
-      readonly callId: string;
-      readonly optionKey: string;
-      readonly sig: string;
-    };
+    readonly context: ActionContext;
   };
 }
 
@@ -64,9 +66,14 @@ export interface MattermostRenderSettings {
   readonly actionSecret: string;
 }
 
+/** A live prompt without its post's nonce would carry buttons no click could ever answer. */
+export class MissingPostNonce extends Error {
+  override readonly name = 'MissingPostNonce';
+}
+
 export function renderMattermostPrompt(
   view: PromptView,
-  promptRef: string,
+  target: Pick<PromptTarget, 'promptRef' | 'postNonce'>,
   settings: MattermostRenderSettings,
 ): MattermostPromptPost {
   const { request } = view;
@@ -77,13 +84,19 @@ export function renderMattermostPrompt(
   );
   const status = promptStatusLine(view, MARKUP) ?? 'Choose an option below.';
   const live = view.kind === 'pending' || view.kind === 'refreshed';
+  if (live && target.postNonce === undefined) {
+    throw new MissingPostNonce(`prompt ${target.promptRef} has no post nonce to sign its buttons`);
+  }
   const attachment: MattermostAttachment = {
     fallback: truncateRunes(`${request.toolName} wants approval — ${status}`, 300),
     text: truncateRunes(status, ATTACHMENT_TEXT_LIMIT),
     color: colorOf(view),
-    ...(live ? { actions: actionsFor(request.options, request, settings) } : {}),
+    ...(live ? { actions: actionsFor(request.options, request, target.postNonce!, settings) } : {}),
   };
-  return { message, props: { attachments: [attachment], [PROMPT_REF_PROP]: promptRef } };
+  return {
+    message,
+    props: { attachments: [attachment], [PROMPT_REF_PROP]: target.promptRef },
+  };
 }
 
 /** `approve_once` → `approveonce`: Mattermost routes only `[A-Za-z0-9]+` action ids. */
@@ -94,6 +107,7 @@ export function actionIdOf(optionKey: string): string {
 function actionsFor(
   options: readonly Option[],
   request: { sessionId: string; callId: string },
+  nonce: string,
   settings: MattermostRenderSettings,
 ): MattermostAction[] {
   const used = new Set<string>();
@@ -101,7 +115,12 @@ function actionsFor(
     let id = actionIdOf(option.key);
     if (used.has(id)) id = `${id}${index}`;
     used.add(id);
-    const fields = { sessionId: request.sessionId, callId: request.callId, optionKey: option.key };
+    const fields = {
+      sessionId: request.sessionId,
+      callId: request.callId,
+      optionKey: option.key,
+      nonce,
+    };
     return {
       id,
       type: 'button',
@@ -121,15 +140,22 @@ function colorOf(view: PromptView): string {
   return option?.style === 'danger' ? COLORS.denied : COLORS.approved;
 }
 
-/** `@username` when the person is known by a Mattermost username, else their name or id. */
+/**
+ * `@username` when the person is known by a Mattermost username, else their name or id. The
+ * names Mattermost reads as channel-wide mentions are never written after an `@`.
+ */
 export function mention(person: Person): string {
   const name = person.displayName;
-  if (name && /^[a-z0-9._-]+$/i.test(name)) return `@${name}`;
+  if (name && /^[a-z0-9._-]+$/i.test(name) && !CHANNEL_WIDE.has(name.toLowerCase())) {
+    return `@${name}`;
+  }
   return escape(name ?? person.id);
 }
 
+const CHANNEL_WIDE = new Set(['all', 'channel', 'here']);
+
 function quote(text: string): string {
-  return text
+  return inert(text)
     .split('\n')
     .map((line) => `> ${line}`)
     .join('\n');
@@ -137,12 +163,27 @@ function quote(text: string): string {
 
 /** Markdown emphasis and link characters in names would change how the message reads. */
 function escape(text: string): string {
-  return text.replace(/([\\*~`[\]])/g, '\\$1');
+  return inert(text.replace(/([\\*~`[\]])/g, '\\$1'));
+}
+
+/**
+ * The server notifies for `@channel`, `@all`, `@here` and `@username` in the message and in
+ * attachment text, and no post prop stops that (`mentionHighlightDisabled` only changes how
+ * clients highlight). So the text itself is made inert; Markdown links too, so
+ * `[bank.com](https://evil)` shows its real address.
+ */
+function inert(text: string): string {
+  return breakMarkdownLinks(breakMentions(text));
 }
 
 /** A tool name as inline code, which shows it verbatim (underscores and all). */
 function code(text: string): string {
-  return `\`${text.replace(/`/g, "'")}\``;
+  return `\`${inert(text.replace(/`/g, "'"))}\``;
+}
+
+/** A reply or notice: its Markdown kept, its mentions and links made inert. */
+export function renderMattermostText(text: string): string {
+  return inert(text);
 }
 
 /** Cuts to `limit` runes (code points), as the server counts them, ending with an ellipsis. */

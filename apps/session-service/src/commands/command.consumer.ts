@@ -8,9 +8,11 @@ import type { Submitted } from './session-scheduler';
 /**
  * The NATS adapter for commands: validate, hand to the scheduler, and say how to settle.
  * The scheduler answers once the command is durable (its decision's first commit, or its row
- * in the session's inbox), so a message is never held for the length of a turn. Invalid
- * payloads and decisions the journal cannot hold are dead-lettered (the consumer keeps
- * going); anything else — the database away, say — is retried.
+ * in the session's inbox), so a message is never held for the length of a turn; what fails
+ * after that is the scheduler's to settle (SessionScheduler). Invalid payloads, decisions the
+ * journal cannot hold and quarantined sessions are dead-lettered (the consumer keeps going);
+ * database errors are classified by the consumer host, so the database away is retried and a
+ * refused statement is not.
  */
 export function commandMessageHandler(
   subjects: Subjects,
@@ -19,7 +21,14 @@ export function commandMessageHandler(
 ): (message: DeliveredMessage) => Promise<void> {
   return async (message) => {
     const parsed = parseCommandForSubject(subjects, message.subject, message.data);
-    if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
+    if (!parsed.ok) {
+      // Not malformed but misrouted: the sender's NATS permissions cover the subject's platform,
+      // so a command for another platform's session is refused under its own reason.
+      if (parsed.reason === 'platform_mismatch') {
+        throw new PermanentFailure(`${parsed.reason}: ${parsed.detail}`);
+      }
+      throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
+    }
     const command = parsed.value;
     let result: Submitted;
     try {

@@ -1,6 +1,7 @@
 import type { Command } from '@tollgate/protocol';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
+import { failTurnInFlight } from '../session/domain/turn-runner';
 import type { DecideOptions, DecisionResult, SessionStore } from '../journal/session-store';
 
 /**
@@ -29,5 +30,16 @@ export class HandleCommand {
       },
       options,
     );
+  }
+
+  /**
+   * A decision failed after a checkpoint for a reason retrying cannot cure (a write
+   * PostgreSQL refuses every time): left Running, the session would refuse every later
+   * message, so the turn ends with a notice instead of being resumed.
+   */
+  async failInFlight(sessionId: string): Promise<DecisionResult> {
+    return this.store.decide(sessionId, undefined, (recorder) => {
+      failTurnInFlight(recorder);
+    });
   }
 }

@@ -1,10 +1,11 @@
+import { classifyDatabaseError } from '@tollgate/persistence';
 import type { Command } from '@tollgate/protocol';
 import type { Logger } from 'pino';
-import { QueryFailedError } from 'typeorm';
 import {
   type DecideOptions,
   type DecisionResult,
   JournalConflict,
+  PartiallyCommittedDecision,
   SessionUnreplayable,
   type SessionStore,
 } from '../journal/session-store';
@@ -18,6 +19,8 @@ export interface SessionSchedulerOptions {
   readonly decide: (command: Command, options: DecideOptions) => Promise<DecisionResult>;
   /** Settles a turn left in flight (a crash, a failed commit) from the journal. */
   readonly recover: (sessionId: string) => Promise<DecisionResult>;
+  /** Ends a turn left in flight with a notice, for a failure retrying cannot cure. */
+  readonly failInFlight: (sessionId: string) => Promise<DecisionResult>;
   readonly logger: Logger;
   /** TOLLGATE_MAX_TURNS: sessions with a turn in flight at once. */
   readonly maxTurns: number;
@@ -215,12 +218,49 @@ export class SessionScheduler {
         submitted.reject(error);
         return;
       }
+      await this.afterPartialCommit(worker.sessionId, command, error);
+    }
+  }
+
+  /**
+   * A decision failed after some of it committed, so its message is acked and a redelivery
+   * would be a duplicate. A failure that may pass (the database away, a lock not granted)
+   * is recovered from the journal, retried with a growing delay (S18); one that would fail
+   * the same way again (a write PostgreSQL refuses) ends the turn with a notice and
+   * dead-letters a copy of the command for an operator (X8).
+   */
+  private async afterPartialCommit(
+    sessionId: string,
+    command: Command,
+    error: unknown,
+  ): Promise<void> {
+    const cause = error instanceof PartiallyCommittedDecision ? error.cause : error;
+    if (isTransient(cause)) {
       this.logger.warn(
-        { err: error, sessionId: worker.sessionId, commandId: command.id },
+        { err: cause, sessionId, commandId: command.id },
         'a decision failed after a partial commit; recovering it from the journal',
       );
-      await this.settle(worker.sessionId, 'a decision that failed part-way');
+      return this.settle(sessionId, 'a decision that failed part-way');
     }
+    this.logger.error(
+      { err: cause, sessionId, commandId: command.id },
+      'a decision failed after a partial commit and cannot be retried; ending its turn',
+    );
+    let settled = false;
+    try {
+      await this.options.failInFlight(sessionId);
+      settled = true;
+    } catch (failure) {
+      this.logger.warn({ err: failure, sessionId }, 'ending the failed turn failed too');
+    }
+    const why = classifyDatabaseError(cause)?.reason ?? reasonOf(cause);
+    await this.retrying(`dead-lettering ${command.id}`, () =>
+      this.options.deadLetter(
+        command,
+        `decision_failed_after_commit (${settled ? 'turn_settled' : 'turn_left_in_flight'}): ${why}`,
+      ),
+    );
+    if (!settled) await this.settle(sessionId, 'a turn whose failure could not be recorded');
   }
 
   private async decideQueued(
@@ -245,13 +285,7 @@ export class SessionScheduler {
         }
         return;
       } catch (error) {
-        if (durable) {
-          this.logger.warn(
-            { err: error, sessionId: worker.sessionId, commandId: command.id },
-            'a queued decision failed after a partial commit; recovering it from the journal',
-          );
-          return this.settle(worker.sessionId, 'a decision that failed part-way');
-        }
+        if (durable) return this.afterPartialCommit(worker.sessionId, command, error);
         if (error instanceof SessionUnreplayable) return this.quarantine(worker.sessionId, error);
         if (!isTransient(error)) {
           // Its message was acked when it was queued: dead-letter the command ourselves.
@@ -318,21 +352,21 @@ export class SessionScheduler {
 }
 
 /**
- * Worth retrying: the database away, a timeout, a lock not granted, a lost write race. A
- * PostgreSQL data, integrity or syntax error (SQLSTATE classes 22, 23, 42, 54) and anything
- * the domain threw will fail the same way again.
+ * Worth retrying: the database away, a timeout, a lock not granted, a lost write race. What
+ * PostgreSQL refuses every time (classifyDatabaseError) and anything the domain threw will
+ * fail the same way again.
  */
 export function isTransient(error: unknown): boolean {
   if (error instanceof JournalConflict) return true;
-  if (error instanceof QueryFailedError) {
-    const code = (error.driverError as { code?: unknown }).code;
-    return !(typeof code === 'string' && /^(22|23|42|54)/.test(code));
-  }
+  if (error instanceof PartiallyCommittedDecision) return isTransient(error.cause);
   if (error instanceof SessionUnreplayable) return false;
+  const database = classifyDatabaseError(error);
+  if (database) return database.kind === 'transient';
+  // No SQLSTATE: the connection itself (refused, reset, terminated, timed out).
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^(E[A-Z]+|08|53|57|40)/.test(code)) return true;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
   const message = error instanceof Error ? error.message : '';
-  return /connection|terminat|timeout|ECONN|pool/i.test(message);
+  return /connection|terminat|timeout|ECONN/i.test(message);
 }
 
 function reasonOf(error: unknown): string {

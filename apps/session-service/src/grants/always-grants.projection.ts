@@ -1,37 +1,47 @@
 import type { Person } from '@tollgate/protocol';
+import { toJsonbText } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
-import type { SessionEvent } from '../session/domain/session-event';
+import type { JournaledEvent } from '../session/domain/session-event';
 import type { SessionState } from '../session/domain/session-state';
-import { workspaceKey } from './workspace-key';
 
+/** One person's "Always allow" for one tool on one platform and workspace. */
 export interface AlwaysGrant {
-  readonly workspaceKey: string;
+  readonly platform: string;
+  /** `""` where the platform has none (Discord DMs): the person key keeps DMs apart. */
+  readonly workspaceId: string;
+  readonly personId: string;
   readonly toolName: string;
   readonly grantedBy: Person;
   readonly sessionId: string;
+  /** When the answer was journaled: a revocation only yields to an answer given after it. */
+  readonly grantedAt: string;
 }
 
 /**
- * The "Always allow" answers among a decision's events. `session` is the state after the
- * decision: its `requested` map names the tool of every call an approver answered.
+ * The "Always allow" answers among a decision's events, each a grant for the person who
+ * gave it. `session` is the state after the decision: its `requested` map names the tool of
+ * every call an approver answered.
  */
 export function alwaysGrantsIn(
   session: SessionState,
-  events: readonly SessionEvent[],
+  events: readonly JournaledEvent[],
 ): AlwaysGrant[] {
   const conversation = session.conversation;
   if (!conversation) return [];
-  return events.flatMap((event): AlwaysGrant[] => {
+  return events.flatMap(({ event, occurredAt }): AlwaysGrant[] => {
     if (event.type !== 'ToolApprovalResolved') return [];
     if (event.optionKey !== 'approve_always' || !event.approved) return [];
     const call = session.requested[event.callId];
     if (!call) return [];
     return [
       {
-        workspaceKey: workspaceKey(conversation),
+        platform: conversation.platform,
+        workspaceId: conversation.workspaceId,
+        personId: event.resolvedBy.id,
         toolName: call.request.toolName,
         grantedBy: event.resolvedBy,
         sessionId: session.sessionId,
+        grantedAt: occurredAt,
       },
     ];
   });
@@ -39,35 +49,45 @@ export function alwaysGrantsIn(
 
 /**
  * Writes the decision's "Always allow" answers to `tool_grants`, inside the transaction that
- * journals them, so a grant exists exactly when its answer does. A later grant for the same
- * workspace and tool replaces the earlier one's who and when; the journal keeps every answer.
+ * journals them, so a grant exists exactly when its answer does. A later answer by the same
+ * person for the same tool and workspace replaces the earlier one's when and where; the
+ * journal keeps every answer. A revoked grant comes back only through an answer given after
+ * the revocation, so replaying old answers can never undo an operator's revoke.
  */
 export async function projectAlwaysGrants(
   manager: EntityManager,
   session: SessionState,
-  events: readonly SessionEvent[],
+  events: readonly JournaledEvent[],
 ): Promise<void> {
-  // One row per workspace and tool: a statement may not upsert the same row twice.
+  // One row per key: a statement may not upsert the same row twice.
   const grants = [
     ...new Map(
-      alwaysGrantsIn(session, events).map((g) => [`${g.workspaceKey}\n${g.toolName}`, g]),
+      alwaysGrantsIn(session, events).map((g) => [
+        JSON.stringify([g.platform, g.workspaceId, g.personId, g.toolName]),
+        g,
+      ]),
     ).values(),
   ];
   if (grants.length === 0) return;
   await manager.query(
-    `INSERT INTO tool_grants (workspace_key, tool_name, granted_by, session_id)
-     SELECT g.workspace_key, g.tool_name, g.granted_by, g.session_id
-     FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[])
-       AS g(workspace_key, tool_name, granted_by, session_id)
-     ON CONFLICT (workspace_key, tool_name) DO UPDATE
+    `INSERT INTO tool_grants
+       (platform, workspace_id, person_id, tool_name, granted_by, session_id, granted_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[],
+                          $6::text[], $7::timestamptz[])
+     ON CONFLICT (platform, workspace_id, person_id, tool_name) DO UPDATE
        SET granted_by = EXCLUDED.granted_by,
            session_id = EXCLUDED.session_id,
-           granted_at = now()`,
+           granted_at = EXCLUDED.granted_at,
+           revoked_at = NULL
+       WHERE tool_grants.revoked_at IS NULL OR tool_grants.revoked_at < EXCLUDED.granted_at`,
     [
-      grants.map((g) => g.workspaceKey),
+      grants.map((g) => g.platform),
+      grants.map((g) => g.workspaceId),
+      grants.map((g) => g.personId),
       grants.map((g) => g.toolName),
-      grants.map((g) => JSON.stringify(g.grantedBy)),
+      grants.map((g) => toJsonbText(g.grantedBy)),
       grants.map((g) => g.sessionId),
+      grants.map((g) => g.grantedAt),
     ],
   );
 }

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { CommandLedgerPlatform1764806400000 } from './command-ledger-platform.migration';
 
 /**
  * The session journal, its outbox, the durable command ledger and the pending-approvals
@@ -80,8 +81,8 @@ export class SessionsInFlight1764547200000 implements MigrationInterface {
  *   comes, so its message is acked at once and nothing is lost in a crash.
  * - `quarantined_sessions`: sessions whose journal cannot be replayed; they take no commands.
  */
-export class SessionEngine1764720000000 implements MigrationInterface {
-  name = 'SessionEngine1764720000000';
+export class SessionEngine1796000000000 implements MigrationInterface {
+  name = 'SessionEngine1796000000000';
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`
@@ -119,5 +120,6 @@ export class SessionEngine1764720000000 implements MigrationInterface {
 export const SESSION_SERVICE_MIGRATIONS = [
   SessionJournal1764460800000,
   SessionsInFlight1764547200000,
-  SessionEngine1764720000000,
+  CommandLedgerPlatform1764806400000,
+  SessionEngine1796000000000,
 ];

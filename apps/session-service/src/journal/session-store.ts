@@ -1,4 +1,11 @@
-import { type Command, type Output, outputSubject, type Subjects } from '@tollgate/protocol';
+import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
+import {
+  type Command,
+  type Output,
+  outputSubject,
+  platformOfSessionId,
+  type Subjects,
+} from '@tollgate/protocol';
 import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import { pendingCalls } from '../session/domain/approval-turn';
 import { HISTORY_EVENT_TYPES, type HistorySource } from '../session/domain/provider-history';
@@ -16,12 +23,28 @@ const MAX_CONFLICT_RETRIES = 5;
  * format are ignored and the journal replayed, so a parked batch never depends on a cached
  * shape an older version wrote.
  */
-export const STATE_FORMAT = 2;
+export const STATE_FORMAT = 3;
 
 export type DecisionResult =
   | { readonly kind: 'duplicate' }
   | { readonly kind: 'quarantined' }
   | { readonly kind: 'decided'; readonly events: number; readonly outputs: number };
+
+/**
+ * A decision failed after at least one of its checkpoints committed: part of it (and the
+ * command ledger row) is durable, the rest is lost. Retrying the command cannot help (it is a
+ * duplicate now); the scheduler settles the turn left in flight instead.
+ */
+export class PartiallyCommittedDecision extends Error {
+  override readonly name = 'PartiallyCommittedDecision';
+
+  constructor(
+    readonly sessionId: string,
+    options: { cause: unknown },
+  ) {
+    super(`a decision for ${sessionId} failed after a checkpoint committed`, options);
+  }
+}
 
 /** Optimistic concurrency lost: another writer appended to the session first. */
 export class JournalConflict extends Error {
@@ -99,6 +122,7 @@ export class SessionStore {
         ) {
           continue;
         }
+        if (run.committedAny) throw new PartiallyCommittedDecision(sessionId, { cause: error });
         throw error;
       }
     }
@@ -211,14 +235,15 @@ export class SessionStore {
   ): Promise<{ kind: 'queued'; position: string } | { kind: 'duplicate' }> {
     return this.dataSource.transaction(async (manager) => {
       const seen = await manager.query<unknown[]>(
-        `SELECT 1 FROM processed_commands WHERE command_id = $1`,
-        [command.id],
+        `SELECT 1 FROM processed_commands WHERE platform = $1 AND command_id = $2`,
+        [platformOf(command.sessionId), command.id],
       );
       if (seen.length > 0) return { kind: 'duplicate' };
       const [inserted] = await manager.query<{ position: string }[]>(
         `INSERT INTO session_inbox (session_id, command_id, command) VALUES ($1, $2, $3)
          ON CONFLICT (session_id, command_id) DO NOTHING RETURNING position`,
-        [command.sessionId, command.id, JSON.stringify(command)],
+        // Chat text may hold U+0000 or lone surrogates: see toJsonbText.
+        [command.sessionId, command.id, toJsonbText(command)],
       );
       return inserted ? { kind: 'queued', position: inserted.position } : { kind: 'duplicate' };
     });
@@ -233,7 +258,11 @@ export class SessionStore {
        WHERE NOT EXISTS (SELECT 1 FROM quarantined_sessions q WHERE q.session_id = i.session_id)
        ORDER BY i.position`,
     );
-    return rows.map((r) => ({ position: r.position, sessionId: r.session_id, command: r.command }));
+    return rows.map((r) => ({
+      position: r.position,
+      sessionId: r.session_id,
+      command: fromJsonbValue<Command>(r.command),
+    }));
   }
 
   /** Drops a queued command that can never be decided (it was dead-lettered instead). */
@@ -260,13 +289,14 @@ export class SessionStore {
           [sessionId],
         )
       ).map((r) => r.call_id);
-      const [last] = await manager.query<{ seq: number | null; conversation: unknown }[]>(
+      const [last] = await manager.query<{ seq: number | null; started: unknown }[]>(
         `SELECT (SELECT max(seq) FROM session_events WHERE session_id = $1) AS seq,
-                (SELECT data->'conversation' FROM session_events
-                 WHERE session_id = $1 AND type = 'SessionStarted' ORDER BY seq LIMIT 1) AS conversation`,
+                (SELECT data FROM session_events
+                 WHERE session_id = $1 AND type = 'SessionStarted' ORDER BY seq LIMIT 1) AS started`,
         [sessionId],
       );
-      const conversation = last?.conversation;
+      const started = last?.started ? fromJsonbValue<{ conversation?: unknown }>(last.started) : {};
+      const conversation = started.conversation;
       if (last?.seq && isConversation(conversation)) {
         const base: SessionState = {
           ...initialSessionState(sessionId),
@@ -363,7 +393,8 @@ export class SessionStore {
       `SELECT
          EXISTS (SELECT 1 FROM quarantined_sessions WHERE session_id = $1) AS quarantined,
          ($2::text IS NOT NULL
-           AND EXISTS (SELECT 1 FROM processed_commands WHERE command_id = $2)) AS seen,
+           AND EXISTS (SELECT 1 FROM processed_commands
+                       WHERE platform = $4 AND command_id = $2)) AS seen,
          s.state,
          (SELECT coalesce(json_agg(json_build_object(
                    'seq', e.seq, 'data', e.data, 'occurred_at', e.occurred_at) ORDER BY e.seq),
@@ -372,7 +403,7 @@ export class SessionStore {
           WHERE e.session_id = $1 AND e.seq > coalesce(s.version, 0)) AS tail
        FROM (SELECT 1) AS one
        LEFT JOIN session_state s ON s.session_id = $1 AND s.format = $3`,
-      [sessionId, commandId ?? null, STATE_FORMAT],
+      [sessionId, commandId ?? null, STATE_FORMAT, platformOf(sessionId)],
     );
     if (!row) throw new Error('the opening read returned no row');
     if (row.quarantined) return { kind: 'quarantined' };
@@ -380,7 +411,10 @@ export class SessionStore {
     try {
       const state = row.tail
         .map(journaled)
-        .reduce(evolve, row.state ?? initialSessionState(sessionId));
+        .reduce(
+          evolve,
+          row.state ? fromJsonbValue<SessionState>(row.state) : initialSessionState(sessionId),
+        );
       return { kind: 'loaded', state };
     } catch (error) {
       throw new SessionUnreplayable(sessionId, error);
@@ -407,11 +441,7 @@ export class SessionStore {
       );
       await this.projectChanges(manager, previous, recorder.current);
       await this.saveStates(manager, [recorder.current]);
-      await projectAlwaysGrants(
-        manager,
-        recorder.current,
-        events.map((e) => e.event),
-      );
+      await projectAlwaysGrants(manager, recorder.current, events);
     }
     if (outputs.length > 0) {
       await this.enqueue(manager, outputs);
@@ -429,7 +459,7 @@ export class SessionStore {
        WHERE session_id = ANY($1::text[]) AND format = $2`,
       [ids, STATE_FORMAT],
     );
-    return new Map(rows.map((r) => [r.session_id, r.state]));
+    return new Map(rows.map((r) => [r.session_id, fromJsonbValue<SessionState>(r.state)]));
   }
 
   private async saveStates(manager: EntityManager, states: readonly SessionState[]): Promise<void> {
@@ -443,7 +473,7 @@ export class SessionStore {
       [
         states.map((s) => s.sessionId),
         states.map((s) => s.version),
-        states.map((s) => JSON.stringify(s)),
+        states.map((s) => toJsonbText(s)),
         STATE_FORMAT,
       ],
     );
@@ -461,7 +491,8 @@ export class SessionStore {
           events.map((e) => e.sessionId),
           events.map((e) => e.seq),
           events.map((e) => e.event.type),
-          events.map((e) => JSON.stringify(e.event)),
+          // Chat text and tool results may hold U+0000 or lone surrogates: see toJsonbText.
+          events.map((e) => toJsonbText(e.event)),
           events.map((e) => e.occurredAt),
         ],
       );
@@ -573,7 +604,16 @@ function journaled(r: {
   data: SessionEvent;
   occurred_at: Date | string;
 }): JournaledEvent {
-  return { seq: r.seq, event: r.data, occurredAt: new Date(r.occurred_at).toISOString() };
+  return {
+    seq: r.seq,
+    event: fromJsonbValue<SessionEvent>(r.data),
+    occurredAt: new Date(r.occurred_at).toISOString(),
+  };
+}
+
+/** Command ids are unique per platform only; the session id names it (`<platform>-…`). */
+function platformOf(sessionId: string): string {
+  return platformOfSessionId(sessionId) ?? sessionId;
 }
 
 function isConversation(value: unknown): value is NonNullable<SessionState['conversation']> {
@@ -668,8 +708,8 @@ class DecisionRun {
         // With the first commit: a redelivery after a crash mid-decision is a duplicate, and
         // recovery, not the command, settles the turn left in flight.
         await manager.query(
-          `INSERT INTO processed_commands (command_id, session_id) VALUES ($1, $2)`,
-          [this.commandId, this.sessionId],
+          `INSERT INTO processed_commands (platform, command_id, session_id) VALUES ($1, $2, $3)`,
+          [platformOf(this.sessionId), this.commandId, this.sessionId],
         );
       }
       await this.settleInbox(manager);

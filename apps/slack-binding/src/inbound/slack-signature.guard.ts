@@ -4,8 +4,7 @@ import {
   type SignedRequest,
   SignedRequestGuard,
 } from '@tollgate/binding-core';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
-import type { Logger } from 'pino';
+import { InboundRefusals } from '@tollgate/service-runtime';
 import { SLACK_CONFIG } from '../slack-binding.tokens';
 import type { SlackBindingConfig } from '../slack-binding.config';
 import { verifySlackSignature } from './slack-signature.verifier';
@@ -15,9 +14,9 @@ import { verifySlackSignature } from './slack-signature.verifier';
 export class SlackSignatureGuard extends SignedRequestGuard {
   constructor(
     @Inject(SLACK_CONFIG) private readonly config: SlackBindingConfig,
-    @Inject(SERVICE_LOGGER) logger: Logger,
+    refusals: InboundRefusals,
   ) {
-    super('Slack', logger);
+    super(refusals);
   }
 
   protected verify(request: SignedRequest): SignatureVerdict {

@@ -1,7 +1,7 @@
 import type { MessageRef, PlatformAdapter, PromptTarget, PromptView } from '@tollgate/binding-core';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
 import { LogLevel, WebClient } from '@slack/web-api';
-import { renderSlackPrompt } from '../rendering/slack-prompt.renderer';
+import { renderSlackPrompt, renderSlackText } from '../rendering/slack-prompt.renderer';
 import { classifySlackFailure } from './slack-failure.classifier';
 import { SlackPostedMessageFinder } from './slack-posted-message.finder';
 
@@ -75,7 +75,7 @@ export class SlackPlatformAdapter implements PlatformAdapter {
     await this.client.chat.postEphemeral({
       channel: conversation.channelId,
       user: to.id,
-      text,
+      text: renderSlackText(text),
       ...threadOf(conversation),
     });
   }
@@ -89,7 +89,7 @@ export class SlackPlatformAdapter implements PlatformAdapter {
     const result = await this.client.chat.postMessage({
       channel: conversation.channelId,
       ...threadOf(conversation),
-      text: text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text,
+      text: truncate(renderSlackText(text)),
       metadata: { event_type: TEXT_METADATA_TYPE, event_payload: { outputId } },
     });
     return { channelId: result.channel ?? conversation.channelId, messageId: result.ts ?? '' };
@@ -118,4 +118,9 @@ export class SlackPlatformAdapter implements PlatformAdapter {
 
 function threadOf(conversation: Conversation): { thread_ts?: string } {
   return conversation.threadId ? { thread_ts: conversation.threadId } : {};
+}
+
+/** Cut after escaping: a cut entity (`&am…`) shows as text, never as a control character. */
+function truncate(text: string): string {
+  return text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT - 1)}…` : text;
 }

@@ -1,6 +1,12 @@
 import type { PromptView } from '@tollgate/binding-core';
 import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
-import { renderSlackPrompt } from './slack-prompt.renderer';
+import {
+  FORGED_LINKS,
+  HOSTILE,
+  hostileViews,
+  MASS_MENTIONS,
+} from '../../../../libs/binding-core/src/testing/hostile-text.fixture';
+import { renderSlackPrompt, renderSlackText } from './slack-prompt.renderer';
 
 const request = {
   type: 'ToolInteractionRequest',
@@ -76,5 +82,57 @@ describe('Slack prompt renderer', () => {
       text: { text: string };
     };
     expect(section.text.text.length).toBeLessThanOrEqual(3_000);
+  });
+});
+
+describe('X5 — Slack: text cannot ping or forge links', () => {
+  const resolver = { id: 'U0APPROVER', displayName: 'Approver' };
+  const legit = ['<@U123>', '<@U0APPROVER>'];
+
+  /** Every field Slack reads as mrkdwn: section and context text, and the fallback text. */
+  function mrkdwnOf(view: PromptView): string[] {
+    const message = renderSlackPrompt(view, 'ref123');
+    return [
+      message.text,
+      ...message.blocks.flatMap((block) => {
+        if (block.type === 'section') return [block.text?.text ?? ''];
+        if (block.type === 'context') {
+          return block.elements.map((e) => ('text' in e ? e.text : ''));
+        }
+        return [];
+      }),
+    ];
+  }
+
+  function expectInert(text: string) {
+    const rest = legit.reduce((t, mention) => t.split(mention).join(''), text);
+    // No special mention, user, channel or link markup survives: <!…>, <@…>, <#…>, <http…|…>.
+    expect(rest).not.toMatch(/<[!@#]|<https?:/);
+    expect(text).not.toMatch(/@(channel|here|all|everyone)/i);
+  }
+
+  it.each(MASS_MENTIONS)('X5 %s in any field mentions no one', (attack) => {
+    for (const view of hostileViews(request, attack, resolver)) {
+      for (const text of mrkdwnOf(view)) expectInert(text);
+    }
+    expectInert(renderSlackText(`reply ${attack}`));
+  });
+
+  it.each(FORGED_LINKS)('X5 %j shows its real address, behind no other text', (attack) => {
+    for (const view of hostileViews(request, attack, resolver)) {
+      const texts = mrkdwnOf(view);
+      for (const text of texts) expectInert(text);
+      expect(texts.join('\n')).toContain('evil.example');
+    }
+    expect(renderSlackText(attack)).toContain('evil.example');
+    expectInert(renderSlackText(attack));
+  });
+
+  it('X5 the resolver mention in the Resolved banner still renders as a mention', () => {
+    const [resolved] = hostileViews(request, HOSTILE, resolver).filter(
+      (v) => v.kind === 'resolved',
+    );
+    const status = mrkdwnOf(resolved).find((t) => t.includes(' by '));
+    expect(status).toMatch(/ by <@U0APPROVER>$/);
   });
 });

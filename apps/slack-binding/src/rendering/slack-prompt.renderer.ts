@@ -1,4 +1,9 @@
-import { type PromptView, promptStatusLine, type StatusMarkup } from '@tollgate/binding-core';
+import {
+  breakMentions,
+  type PromptView,
+  promptStatusLine,
+  type StatusMarkup,
+} from '@tollgate/binding-core';
 import type { Button, KnownBlock } from '@slack/types';
 import type { Option, Person } from '@tollgate/protocol';
 
@@ -44,7 +49,7 @@ export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMes
       elements: [{ type: 'mrkdwn', text: status }],
     });
   }
-  const fallback = `${request.toolName} wants approval${status ? ` — ${plain(status)}` : ''}`;
+  const fallback = `${escape(request.toolName)} wants approval${status ? ` — ${plain(status)}` : ''}`;
   return { text: truncate(fallback, FALLBACK_LIMIT), blocks };
 }
 
@@ -72,9 +77,19 @@ function quote(text: string): string {
     .join('\n');
 }
 
-/** Slack's mrkdwn treats &, < and > as control characters. */
+/**
+ * Slack's mrkdwn treats &, < and > as control characters: escaped, no `<!channel>`,
+ * `<!here>`, `<!everyone>`, `<!subteam^…>`, `<@U…>` or `<https://evil|bank.com>` survives.
+ * Plain `@channel` pings only with `link_names`, which Tollgate never sets; the mentions are
+ * broken anyway, so turning it on some day does not arm them.
+ */
 function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return breakMentions(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
+}
+
+/** A reply or notice (model- or session-written) as inert mrkdwn, for a plain post. */
+export function renderSlackText(text: string): string {
+  return escape(text);
 }
 
 function plain(mrkdwn: string): string {

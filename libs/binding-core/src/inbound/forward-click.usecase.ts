@@ -2,6 +2,7 @@ import {
   parseCommand,
   PROTOCOL_VERSION,
   type Person,
+  type Platform,
   type RefusalReason,
   type ToolInteractionResponse,
 } from '@tollgate/protocol';
@@ -30,6 +31,8 @@ export type ClickForwarded =
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly detail: string };
 
 export interface ForwardClickDeps {
+  /** The binding's own platform: a click never answers another platform's prompt. */
+  readonly platform: Platform;
   readonly prompts: Pick<PromptJournal, 'findByRef'>;
   readonly commands: CommandPublisher;
   readonly now: () => Date;
@@ -48,6 +51,20 @@ export class ForwardClick {
       ? await this.deps.prompts.findByRef(click.promptRef)
       : undefined;
     if (address === undefined) return { kind: 'unknown_prompt', promptRef: click.promptRef };
+    // The journal holds only this platform's prompts (outputs of another are refused before
+    // anything is journaled), so this holds unless the schema was shared or edited by hand;
+    // a command naming another platform's session must never leave this binding.
+    const { platform } = this.deps;
+    if (
+      address.conversation.platform !== platform ||
+      !address.key.sessionId.startsWith(`${platform}-`)
+    ) {
+      return {
+        kind: 'refused',
+        reason: 'session_mismatch',
+        detail: `the prompt belongs to another platform than ${platform}`,
+      };
+    }
     const command: ToolInteractionResponse = {
       type: 'ToolInteractionResponse',
       v: PROTOCOL_VERSION,

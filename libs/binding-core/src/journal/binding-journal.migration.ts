@@ -1,5 +1,6 @@
 import type { MigrationClass } from '@tollgate/persistence';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { BindingPromptPostNonce1764806400000 } from './prompt-post-nonce.migration';
 
 /**
  * The prompt journal shared by every binding, in the binding's own schema. Tables are
@@ -80,6 +81,7 @@ export class BindingPromptJournal1764547200000 implements MigrationInterface {
 /** The shared binding tables; each app appends its own migrations after these. */
 export const BINDING_CORE_MIGRATIONS: readonly MigrationClass[] = [
   BindingPromptJournal1764547200000,
+  BindingPromptPostNonce1764806400000,
 ];
 
 /** Every migration of a binding's schema, in order (also what `npm run migrate` should run). */

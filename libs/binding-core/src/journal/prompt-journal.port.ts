@@ -15,6 +15,8 @@ export interface PromptLease {
   readonly claimId: string;
   /** The prompt as the claim found it; the events of the effect are folded into this. */
   readonly claimed: PromptState;
+  /** The nonce of the post this effect makes or edits; journaled with its events. */
+  readonly postNonce?: string;
 }
 
 export interface PromptClaimRequest {
@@ -57,6 +59,12 @@ export interface PromptAddress {
   readonly promptRef: string;
 }
 
+/** A prompt as the journal holds it, with the nonce of the post it tracks (if any). */
+export interface JournaledPrompt extends PromptAddress {
+  readonly state: PromptState;
+  readonly postNonce?: string;
+}
+
 /**
  * The binding's prompt journal and its projection (ARCHITECTURE.md §4.1). Every method is one
  * short transaction; the platform is never called while one is open.
@@ -84,4 +92,6 @@ export interface PromptJournal {
   /** The prompt's state, without creating or locking anything. */
   stateOf(key: PromptKey): Promise<PromptState>;
   findByRef(promptRef: string): Promise<PromptAddress | undefined>;
+  /** The prompt's row, or undefined when the journal never held it; creates nothing. */
+  findByKey(key: PromptKey): Promise<JournaledPrompt | undefined>;
 }

@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
 import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
 import type { EntityManager } from 'typeorm';
 import type { MessageRef } from '../platform-adapter.port';
@@ -15,6 +16,7 @@ import {
 } from '../prompt/prompt-state';
 import type { DataSourceAccess } from './data-source-access';
 import type {
+  JournaledPrompt,
   PromptAddress,
   PromptClaim,
   PromptClaimRequest,
@@ -27,6 +29,8 @@ interface StoredIntent {
   readonly claimId: string;
   readonly owner: string;
   readonly decision: EffectDecision;
+  /** A post's nonce, chosen before it is made: a post found later carries this one. */
+  readonly postNonce?: string;
 }
 
 interface PromptRow {
@@ -37,6 +41,7 @@ interface PromptRow {
   request: ToolInteractionRequest | null;
   message_ref: MessageRef | null;
   outcome: ClearedOutcome | null;
+  post_nonce: string | null;
   lease_owner: string | null;
   intent: StoredIntent | null;
   leased: boolean;
@@ -53,7 +58,7 @@ class CorruptPromptRow extends Error {
 // the one every replica shares.
 const SELECT_LOCKED = `
   SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-         lease_owner, intent,
+         post_nonce, lease_owner, intent,
          COALESCE(lease_until > clock_timestamp(), false) AS leased,
          CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000)::int
            AS lease_remaining_ms
@@ -89,7 +94,8 @@ export class PromptJournalRepository implements PromptJournal {
         promptRefOf(key),
         JSON.stringify(conversation),
       ]);
-      const row = inserted[0] ?? (await this.lockedRow(manager, key));
+      const found = inserted[0] ?? (await this.lockedRow(manager, key));
+      const row = found && decodedRow(found);
       if (row === undefined) {
         throw new CorruptPromptRow(
           `prompt ${key.sessionId}/${key.callId}: its prompt_ref is taken by another prompt`,
@@ -102,13 +108,28 @@ export class PromptJournalRepository implements PromptJournal {
           retryAfterMs: Math.max(1, row.lease_remaining_ms ?? 1),
         };
       }
-      const target = { conversation: row.conversation, promptRef: row.prompt_ref };
       const state = stateOfRow(row);
-      const lease: PromptLease = { key, claimId: randomUUID(), claimed: state };
+      // The effect's post nonce: a post that may be out there keeps the one it was made with,
+      // a new post gets a new one, an edit keeps the tracked post's (a post from before nonces
+      // existed gets one at its first edit).
+      const leaseFor = (postNonce: string | undefined) => ({
+        lease: {
+          key,
+          claimId: randomUUID(),
+          claimed: state,
+          ...(postNonce === undefined ? {} : { postNonce }),
+        } satisfies PromptLease,
+        target: {
+          conversation: row.conversation,
+          promptRef: row.prompt_ref,
+          ...(postNonce === undefined ? {} : { postNonce }),
+        },
+      });
       // A post set out on and never journaled decides everything after it: until it is
       // looked for, the binding cannot know whether a live prompt is out there.
       if (row.intent?.decision.kind === 'post') {
         const intent = row.intent.decision;
+        const { lease, target } = leaseFor(row.intent.postNonce);
         await this.takeLease(manager, lease, owner, leaseMs, intent);
         return { kind: 'unfinished_post', lease, target, intent };
       }
@@ -120,9 +141,13 @@ export class PromptJournalRepository implements PromptJournal {
           await this.record(manager, key, [decision.event], evolvePrompt(state, decision.event));
           return { kind: 'settled', decision };
         case 'post':
-        case 'edit':
+        case 'edit': {
+          const { lease, target } = leaseFor(
+            decision.kind === 'post' ? newPostNonce() : (row.post_nonce ?? newPostNonce()),
+          );
           await this.takeLease(manager, lease, owner, leaseMs, decision);
           return { kind: 'claimed', lease, target, decision };
+        }
         case 'notice':
           throw new Error('a notice changes no prompt and is never claimed');
       }
@@ -137,7 +162,9 @@ export class PromptJournalRepository implements PromptJournal {
   async complete(lease: PromptLease, events: readonly PromptEvent[]): Promise<boolean> {
     const dataSource = await this.db();
     const next = events.reduce(evolvePrompt, lease.claimed);
-    return this.record(dataSource.manager, lease.key, events, next, lease.claimId);
+    // No events: the post was not found, so the nonce chosen for it belongs to nothing.
+    const postNonce = events.length > 0 ? lease.postNonce : undefined;
+    return this.record(dataSource.manager, lease.key, events, next, lease.claimId, postNonce);
   }
 
   async release(lease: PromptLease): Promise<void> {
@@ -153,11 +180,31 @@ export class PromptJournalRepository implements PromptJournal {
     const dataSource = await this.db();
     const rows: PromptRow[] = await dataSource.query(
       `SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-              lease_owner, intent, false AS leased, NULL AS lease_remaining_ms
+              post_nonce, lease_owner, intent, false AS leased, NULL AS lease_remaining_ms
        FROM prompts WHERE session_id = $1 AND call_id = $2`,
       [key.sessionId, key.callId],
     );
-    return rows[0] === undefined ? UNTRACKED : stateOfRow(rows[0]);
+    return rows[0] === undefined ? UNTRACKED : stateOfRow(decodedRow(rows[0]));
+  }
+
+  async findByKey(key: PromptKey): Promise<JournaledPrompt | undefined> {
+    const dataSource = await this.db();
+    const rows: PromptRow[] = await dataSource.query(
+      `SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
+              post_nonce, lease_owner, intent, false AS leased, NULL AS lease_remaining_ms
+       FROM prompts WHERE session_id = $1 AND call_id = $2`,
+      [key.sessionId, key.callId],
+    );
+    const row = rows[0];
+    return row === undefined
+      ? undefined
+      : {
+          key,
+          conversation: row.conversation,
+          promptRef: row.prompt_ref,
+          state: stateOfRow(row),
+          ...(row.post_nonce === null ? {} : { postNonce: row.post_nonce }),
+        };
   }
 
   async findByRef(promptRef: string): Promise<PromptAddress | undefined> {
@@ -193,14 +240,21 @@ export class PromptJournalRepository implements PromptJournal {
     leaseMs: number,
     decision: EffectDecision,
   ): Promise<void> {
-    const intent: StoredIntent = { claimId: lease.claimId, owner, decision };
+    const intent: StoredIntent = {
+      claimId: lease.claimId,
+      owner,
+      decision,
+      ...(decision.kind === 'post' && lease.postNonce !== undefined
+        ? { postNonce: lease.postNonce }
+        : {}),
+    };
     await manager.query(
       `UPDATE prompts
        SET lease_owner = $3,
            lease_until = clock_timestamp() + $4::int * interval '1 millisecond',
            intent = $5, updated_at = now()
        WHERE session_id = $1 AND call_id = $2`,
-      [lease.key.sessionId, lease.key.callId, owner, leaseMs, JSON.stringify(intent)],
+      [lease.key.sessionId, lease.key.callId, owner, leaseMs, toJsonbText(intent)],
     );
   }
 
@@ -208,6 +262,7 @@ export class PromptJournalRepository implements PromptJournal {
    * Appends `events` and writes `state` as the projection, ending any lease: the effect it
    * covered is done. With `claimId`, only while that claim still holds the prompt; false,
    * with nothing written, otherwise. One statement, so journaling costs one round trip.
+   * `postNonce`, when given, becomes the nonce of the tracked post.
    */
   private async record(
     manager: EntityManager,
@@ -215,12 +270,14 @@ export class PromptJournalRepository implements PromptJournal {
     events: readonly PromptEvent[],
     state: PromptState,
     claimId: string | null = null,
+    postNonce?: string,
   ): Promise<boolean> {
     const columns = projectionOf(state);
     const [result]: { recorded: number }[] = await manager.query(
       `WITH projected AS (
          UPDATE prompts
          SET status = $6, last_seq = $7, request = $8, message_ref = $9, outcome = $10,
+             post_nonce = COALESCE($12::text, post_nonce),
              lease_owner = NULL, lease_until = NULL, intent = NULL, updated_at = now()
          WHERE session_id = $1 AND call_id = $2
            AND ($11::text IS NULL OR intent->>'claimId' = $11::text)
@@ -237,17 +294,23 @@ export class PromptJournalRepository implements PromptJournal {
         key.callId,
         events.map((e) => e.seq),
         events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e)),
+        events.map((e) => toJsonbText(e)),
         columns.status,
         columns.lastSeq,
-        columns.request === undefined ? null : JSON.stringify(columns.request),
-        columns.messageRef === undefined ? null : JSON.stringify(columns.messageRef),
+        columns.request === undefined ? null : toJsonbText(columns.request),
+        columns.messageRef === undefined ? null : toJsonbText(columns.messageRef),
         columns.outcome ?? null,
         claimId,
+        postNonce ?? null,
       ],
     );
     return (result?.recorded ?? 0) > 0;
   }
+}
+
+/** 128 random bits as 32 hex characters (PROTOCOL.md §5, the Mattermost nonce). */
+function newPostNonce(): string {
+  return randomBytes(16).toString('hex');
 }
 
 function projectionOf(state: PromptState): {
@@ -265,6 +328,19 @@ function projectionOf(state: PromptState): {
     case 'cleared':
       return { ...state };
   }
+}
+
+/**
+ * Display text and names in a request (and in an intent's rendering) may hold U+0000 or lone
+ * surrogates, which jsonb refuses: they are written with toJsonbText and read back here.
+ */
+function decodedRow(row: PromptRow): PromptRow {
+  return {
+    ...row,
+    request: fromJsonbValue<PromptRow['request']>(row.request),
+    message_ref: fromJsonbValue<PromptRow['message_ref']>(row.message_ref),
+    intent: fromJsonbValue<PromptRow['intent']>(row.intent),
+  };
 }
 
 function stateOfRow(row: PromptRow): PromptState {

@@ -8,7 +8,7 @@ import { pendingCalls } from './approval-turn';
 import { IllegalApprovalTransition } from './approval-turn.errors';
 import type { JournaledEvent, SessionEvent } from './session-event';
 import { historyOf } from './provider-history';
-import { initialSessionState, replay } from './session-state';
+import { holdsSessionGrant, initialSessionState, replay } from './session-state';
 
 const AT = '2024-05-01T12:00:00.000Z';
 const ADA = { id: 'U0001', displayName: 'Ada' };
@@ -110,7 +110,7 @@ describe('session state (evolve / replay)', () => {
     expect(both.turn.phase).toBe('Redriving');
   });
 
-  it('grants the tool for the session only on approve_session', () => {
+  it('X2 grants the tool for the session, to the approver only, only on approve_session', () => {
     const once = replay(sessionId, [
       ...parkedTwo,
       { seq: 6, occurredAt: AT, event: resolved('c1', 'approve_once') },
@@ -122,7 +122,9 @@ describe('session state (evolve / replay)', () => {
     ]);
 
     expect(once.sessionGrants).toEqual([]);
-    expect(session.sessionGrants).toEqual(['write_note']);
+    expect(session.sessionGrants).toEqual([{ personId: ADA.id, toolName: 'write_note' }]);
+    expect(holdsSessionGrant(session, ADA.id, 'write_note')).toBe(true);
+    expect(holdsSessionGrant(session, 'U-someone-else', 'write_note')).toBe(false);
   });
 
   it('given an abandoned batch, its unanswered calls can never be answered and history is healed', () => {

@@ -54,8 +54,24 @@ export interface SessionState {
   readonly settledCalls: Readonly<Record<string, boolean>>;
   /** How many notes write_note stored; the notes themselves are in the journal. */
   readonly noteCount: number;
-  /** Tools the approvers allowed for the rest of this chat ("Allow in this chat"). */
-  readonly sessionGrants: readonly string[];
+  /**
+   * "Allow in this chat": which person allowed which tool for the rest of this chat. Each
+   * covers only the person who gave it, so one participant cannot open a tool for another.
+   */
+  readonly sessionGrants: readonly SessionGrant[];
+}
+
+export interface SessionGrant {
+  readonly personId: string;
+  readonly toolName: string;
+}
+
+export function holdsSessionGrant(
+  state: SessionState,
+  personId: string,
+  toolName: string,
+): boolean {
+  return state.sessionGrants.some((g) => g.personId === personId && g.toolName === toolName);
 }
 
 export function initialSessionState(sessionId: string): SessionState {
@@ -131,8 +147,11 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
       const grants =
         event.optionKey === 'approve_session' &&
         call &&
-        !state.sessionGrants.includes(call.request.toolName)
-          ? [...state.sessionGrants, call.request.toolName]
+        !holdsSessionGrant(state, event.resolvedBy.id, call.request.toolName)
+          ? [
+              ...state.sessionGrants,
+              { personId: event.resolvedBy.id, toolName: call.request.toolName },
+            ]
           : state.sessionGrants;
       return {
         ...state,

@@ -493,7 +493,9 @@ describe('session grant ("Allow in this chat")', () => {
     expect(outputsOf(granted.outputs, 'ToolInteractionResolved')).toMatchObject([
       { optionKey: 'approve_session', label: 'Allow in this chat' },
     ]);
-    expect(session.state.sessionGrants).toEqual(['write_note']);
+    expect(session.state.sessionGrants).toEqual([
+      { personId: REQUESTER.id, toolName: 'write_note' },
+    ]);
 
     const decision = await session.message('!write_note {"text":"b"}');
 

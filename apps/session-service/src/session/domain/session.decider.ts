@@ -9,7 +9,7 @@ import { isParked, isRecovered, pendingCalls, pendingFor } from './approval-turn
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SessionState } from './session-state';
-import { continueTurn, redrive, resumeInFlight } from './turn-runner';
+import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
 
 /**
  * The session's decisions, one per command (ARCHITECTURE.md §3.3–3.4). Each reads the state
@@ -24,6 +24,9 @@ export async function decideUserMessage(
   deps: SessionDeps,
 ): Promise<void> {
   startIfNew(recorder, command.conversation);
+  // Only a decision that failed after a checkpoint (and whose settling failed too) leaves a
+  // turn in flight under the session lock: end it rather than refuse this message for ever.
+  failTurnInFlight(recorder);
   if (isParked(recorder.current.turn)) supersede(recorder);
   recorder.record({
     type: 'UserMessageReceived',

@@ -5,6 +5,7 @@ import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
 import { HistoryUnrestorable } from './provider-history';
 import type { ProviderMessage, ToolCall } from './session-event';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
+import { holdsSessionGrant } from './session-state';
 import { ToolArgumentError } from '../../tools/tool';
 
 const RESULT_DENIED = 'denied';
@@ -128,15 +129,23 @@ async function startBatch(
   return gated.length > 0;
 }
 
-/** "Allow in this chat" lives in the journal; "Always allow" in the workspace's grants. */
+/**
+ * "Allow in this chat" lives in the journal, "Always allow" in `tool_grants`; either counts
+ * only when the person whose message started the turn holds it. An automation message has
+ * no person behind it, so no one's grant applies: only the policy's `mode: auto` does.
+ */
 async function isGranted(
   recorder: SessionRecorder,
   deps: SessionDeps,
   toolName: string,
 ): Promise<boolean> {
   const state = recorder.current;
-  if (state.sessionGrants.includes(toolName)) return true;
-  return state.conversation ? deps.grants.isAlwaysAllowed(state.conversation, toolName) : false;
+  const requester = lastUserMessage(recorder);
+  if (requester.principal !== 'user') return false;
+  if (holdsSessionGrant(state, requester.sender.id, toolName)) return true;
+  return state.conversation
+    ? deps.grants.isAlwaysAllowed(state.conversation, requester.sender.id, toolName)
+    : false;
 }
 
 /**
@@ -255,6 +264,49 @@ export function interruptBatch(recorder: SessionRecorder): void {
       },
     ],
   );
+}
+
+/**
+ * A decision failed after a checkpoint committed (its last events could not be saved), so the
+ * journal holds a turn still Running or Redriving that nothing will finish: no redelivery
+ * runs it (the command ledger already holds the id) and every later message would be an
+ * illegal transition. Ends it as an interrupted batch would: a started call may have done its
+ * work and is never run again, the rest are not run, and the chat is told. False when the
+ * turn is not in flight.
+ */
+export function failTurnInFlight(recorder: SessionRecorder): boolean {
+  const { turn, batch } = recorder.current;
+  if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return false;
+  const started = (batch?.toolCalls ?? []).filter(
+    (call) => batch?.started.includes(call.callId) && !batch.results[call.callId],
+  );
+  const names = started.map((c) => c.toolName).join(', ');
+  const notice: OutputDraft = {
+    type: 'TextOutput',
+    role: 'notice',
+    text: boundedText(
+      names
+        ? `The turn failed: its result could not be saved, and ${names} may have completed. Nothing else was run.`
+        : 'The turn failed: its result could not be saved. Nothing else was run.',
+    ),
+  };
+  if (!batch) {
+    recorder.record({ type: 'TurnFailed', reason: 'the decision could not be saved' }, [notice]);
+    return true;
+  }
+  const results = batch.toolCalls
+    .filter((call) => !batch.results[call.callId])
+    .map((call) => ({
+      callId: call.callId,
+      result: started.includes(call)
+        ? 'interrupted: the action may not have completed'
+        : 'not run: the turn failed',
+    }));
+  recorder.record(
+    { type: 'ToolBatchAbandoned', batchId: batch.batchId, reason: 'interrupted', results },
+    [notice],
+  );
+  return true;
 }
 
 /**

@@ -1,0 +1,5 @@
+/** The routes Mattermost POSTs to; they also name this binding's inbound refusals. */
+export const MATTERMOST_ENDPOINTS = {
+  actions: '/mattermost/actions',
+  commands: '/mattermost/commands',
+} as const;

@@ -1,0 +1,40 @@
+import { optional, platformIdSchema } from '@tollgate/binding-core';
+import { z } from 'zod';
+
+/*
+ * The fields of Mattermost's requests the binding reads, checked for type before anything
+ * reads them. Mattermost sends more; those are dropped, never refused. A form field given
+ * twice, or with brackets in its name, arrives as an array or an object: refused here.
+ */
+
+const id = optional(platformIdSchema);
+const text = optional(z.string());
+
+/** What Mattermost POSTs to a button's `integration.url` (PostActionIntegrationRequest). */
+export const mattermostActionSchema = z.object({
+  user_id: id,
+  user_name: text,
+  channel_id: id,
+  team_id: id,
+  post_id: id,
+  trigger_id: id,
+  type: text,
+  context: z.unknown().optional(),
+});
+
+export type MattermostAction = z.infer<typeof mattermostActionSchema>;
+
+/** A slash command or an outgoing webhook; the token is checked before this is read. */
+export const mattermostCommandSchema = z.object({
+  token: z.string(),
+  team_id: id,
+  channel_id: id,
+  user_id: id,
+  user_name: text,
+  command: text,
+  text,
+  trigger_id: id,
+  trigger_word: text,
+  post_id: id,
+  root_id: id,
+});

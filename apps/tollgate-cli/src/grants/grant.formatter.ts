@@ -1,0 +1,40 @@
+import type { GrantRecord } from '../../../session-service/src/grants/tool-grants.repository';
+
+/**
+ * `key=value`, the value quoted as JSON unless it is a plain token. Ids and display names
+ * come from chat platforms: quoting keeps an empty workspace visible and a control
+ * character in a name from reaching the operator's terminal.
+ */
+export function field(key: string, value: string): string {
+  return `${key}=${/^[A-Za-z0-9._:@-]+$/.test(value) ? value : JSON.stringify(value)}`;
+}
+
+/** One line per grant, in the filter's own terms, so a line can be pasted into a revoke. */
+export function grantLine(grant: GrantRecord): string {
+  return [
+    field('platform', grant.platform),
+    field('workspace', grant.workspaceId),
+    field('person', grant.personId),
+    ...(grant.grantedBy.displayName === undefined
+      ? []
+      : [`name=${JSON.stringify(grant.grantedBy.displayName)}`]),
+    field('tool', grant.toolName),
+    `granted=${grant.grantedAt.toISOString()}`,
+    field('session', grant.sessionId),
+  ].join(' ');
+}
+
+export function grantJson(grant: GrantRecord): string {
+  return JSON.stringify({
+    platform: grant.platform,
+    workspaceId: grant.workspaceId,
+    person: grant.grantedBy,
+    toolName: grant.toolName,
+    grantedAt: grant.grantedAt.toISOString(),
+    sessionId: grant.sessionId,
+  });
+}
+
+export function grantCount(count: number): string {
+  return `${count} grant${count === 1 ? '' : 's'}`;
+}

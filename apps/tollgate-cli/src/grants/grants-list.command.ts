@@ -1,0 +1,41 @@
+import { type CliCommand, EXIT } from '../cli-command';
+import {
+  describeFilter,
+  GRANT_FILTER_HELP,
+  GRANT_FILTER_OPTIONS,
+  GRANT_FILTER_USAGE,
+  grantFilterOf,
+} from './grant-filter.options';
+import { grantCount, grantJson, grantLine } from './grant.formatter';
+
+export const GRANTS_LIST: CliCommand = {
+  path: ['grants', 'list'],
+  summary: 'show the "Always allow" grants in force',
+  usage: `${GRANT_FILTER_USAGE} [--json]`,
+  help: [
+    'Shows the "Always allow" grants in force. Each belongs to one person and covers that',
+    'person, one tool, on one platform and workspace. Filters narrow the list; none shows all.',
+    '',
+    'Options:',
+    GRANT_FILTER_HELP,
+    '  --json          one JSON object per grant and line, nothing else',
+    '  -h, --help      this text',
+  ].join('\n'),
+  options: { ...GRANT_FILTER_OPTIONS, json: { type: 'boolean' } },
+
+  async run(values, { io, sessionDatabase }) {
+    const filter = grantFilterOf(values);
+    const grants = await (await sessionDatabase()).grants.list(filter);
+    if (values.json === true) {
+      for (const grant of grants) io.out(grantJson(grant));
+      return EXIT.ok;
+    }
+    if (grants.length === 0) {
+      io.out(`no grant matched ${describeFilter(filter)}`);
+      return EXIT.ok;
+    }
+    for (const grant of grants) io.out(grantLine(grant));
+    io.out(`${grantCount(grants.length)} matched ${describeFilter(filter)}`);
+    return EXIT.ok;
+  },
+};

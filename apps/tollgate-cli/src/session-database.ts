@@ -1,0 +1,78 @@
+import {
+  createDataSource,
+  pendingMigrations,
+  redactDatabaseUrl,
+  validateDatabaseUrl,
+  validateSchemaName,
+} from '@tollgate/persistence';
+import type { DataSource } from 'typeorm';
+import { ToolGrantsRepository } from '../../session-service/src/grants/tool-grants.repository';
+import { MIGRATIONS } from '../../session-service/src/migrations';
+import { CliFailure, UsageError } from './cli-command';
+
+/** The session-service's schema, opened for an operator command. */
+export interface SessionDatabase {
+  readonly grants: ToolGrantsRepository;
+  close(): Promise<void>;
+}
+
+const DEFAULT_SCHEMA = 'session_service';
+
+/**
+ * Connects to the session-service's schema from `DATABASE_URL` and `DATABASE_SCHEMA`, checked
+ * as the services check them. The CLI never migrates: a schema behind the code it was built
+ * with is reported, since its tables may not have the columns this build reads and writes.
+ */
+export async function openSessionDatabase(env: NodeJS.ProcessEnv): Promise<SessionDatabase> {
+  const url = validateDatabaseUrl(env.DATABASE_URL);
+  const schema = validateSchemaName(env.DATABASE_SCHEMA || DEFAULT_SCHEMA);
+  const problems = [
+    ...(url.ok ? [] : [`DATABASE_URL: ${url.reason}`]),
+    ...(schema.ok ? [] : [`DATABASE_SCHEMA: ${schema.reason}`]),
+  ];
+  if (!url.ok || !schema.ok) throw new UsageError(`invalid configuration: ${problems.join('; ')}`);
+
+  const dataSource = createDataSource({
+    url: url.url,
+    schema: schema.schema,
+    migrations: MIGRATIONS,
+    applicationName: 'tollgate-cli',
+    poolSize: 1,
+  });
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    throw new CliFailure(`cannot reach the database at ${url.redacted}: ${messageOf(error)}`);
+  }
+  try {
+    await requireMigrated(dataSource, schema.schema);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return {
+    grants: new ToolGrantsRepository(async () => dataSource),
+    close: () => dataSource.destroy(),
+  };
+}
+
+async function requireMigrated(dataSource: DataSource, schema: string): Promise<void> {
+  let pending: readonly string[];
+  try {
+    pending = await pendingMigrations(dataSource);
+  } catch (error) {
+    throw new CliFailure(`cannot read the migrations of schema ${schema}: ${messageOf(error)}`);
+  }
+  if (pending.length > 0) {
+    throw new CliFailure(
+      `schema ${schema} is not migrated (pending: ${pending.join(', ')}); ` +
+        'start the session-service or run `npm run migrate -- session-service` first',
+    );
+  }
+}
+
+function messageOf(error: unknown): string {
+  // A driver error may quote the connection string it was given.
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/postgres(?:ql)?:\/\/\S+/g, (found) => redactDatabaseUrl(found));
+}

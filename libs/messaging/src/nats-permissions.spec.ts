@@ -1,0 +1,79 @@
+import { NATS_ROLES, natsPermissions, roleInboxPrefix } from './nats-permissions';
+import { passwordVariable, renderNatsServerConfig } from './nats-server-config.renderer';
+
+describe('natsPermissions', () => {
+  it('lets the session-service consume commands and publish outputs, nothing else', () => {
+    expect(natsPermissions('tollgate', 'session-service')).toEqual({
+      publish: [
+        'tollgate.out.>',
+        'tollgate.dlq.session-service',
+        '$JS.API.INFO',
+        '$JS.API.STREAM.INFO.TOLLGATE_CMD',
+        '$JS.API.STREAM.CREATE.TOLLGATE_CMD',
+        '$JS.API.STREAM.INFO.TOLLGATE_OUT',
+        '$JS.API.STREAM.CREATE.TOLLGATE_OUT',
+        '$JS.API.STREAM.INFO.TOLLGATE_DLQ',
+        '$JS.API.STREAM.CREATE.TOLLGATE_DLQ',
+        '$JS.API.CONSUMER.INFO.TOLLGATE_CMD.session-service',
+        '$JS.API.CONSUMER.CREATE.TOLLGATE_CMD.session-service.tollgate.cmd.>',
+        '$JS.API.CONSUMER.MSG.NEXT.TOLLGATE_CMD.session-service',
+        '$JS.ACK.TOLLGATE_CMD.session-service.>',
+      ],
+      subscribe: ['_INBOX.tollgate.session-service.>'],
+    });
+  });
+
+  it("confines a binding to its platform's commands, its durable and its DLQ subject", () => {
+    expect(natsPermissions('tg', 'discord-binding')).toEqual({
+      publish: [
+        'tg.cmd.discord.>',
+        'tg.dlq.discord-binding',
+        '$JS.API.INFO',
+        '$JS.API.STREAM.INFO.TG_CMD',
+        '$JS.API.STREAM.CREATE.TG_CMD',
+        '$JS.API.STREAM.INFO.TG_OUT',
+        '$JS.API.STREAM.CREATE.TG_OUT',
+        '$JS.API.STREAM.INFO.TG_DLQ',
+        '$JS.API.STREAM.CREATE.TG_DLQ',
+        '$JS.API.CONSUMER.INFO.TG_OUT.discord-binding',
+        '$JS.API.CONSUMER.CREATE.TG_OUT.discord-binding.tg.out.discord.>',
+        '$JS.API.CONSUMER.MSG.NEXT.TG_OUT.discord-binding',
+        '$JS.ACK.TG_OUT.discord-binding.>',
+      ],
+      subscribe: ['_INBOX.tg.discord-binding.>'],
+    });
+  });
+
+  it.each(NATS_ROLES)('gives %s no way to delete, purge or update, nor a shared inbox', (role) => {
+    const { publish, subscribe } = natsPermissions('tollgate', role);
+    expect(publish.filter((s) => /DELETE|PURGE|UPDATE|SNAPSHOT|RESTORE|LEADER/.test(s))).toEqual(
+      [],
+    );
+    expect(publish.some((s) => s === '>' || s === '$JS.API.>' || s === 'tollgate.>')).toBe(false);
+    expect(subscribe).toEqual([`${roleInboxPrefix('tollgate', role)}.>`]);
+  });
+
+  it('lets the operator provision and read, but publish no command or output', () => {
+    const { publish } = natsPermissions('tollgate', 'operator');
+    expect(publish).toContain('$JS.API.STREAM.MSG.GET.TOLLGATE_DLQ');
+    expect(publish).toContain(
+      '$JS.API.CONSUMER.CREATE.TOLLGATE_OUT.mattermost-binding.tollgate.out.mattermost.>',
+    );
+    expect(publish.filter((s) => s.startsWith('tollgate.'))).toEqual([]);
+  });
+});
+
+describe('renderNatsServerConfig', () => {
+  const text = renderNatsServerConfig('tollgate');
+
+  it('has one user per role, each with its password referenced from the environment', () => {
+    for (const role of NATS_ROLES) {
+      expect(text).toContain(`user: "${role}"\n      password: $${passwordVariable(role)}\n`);
+    }
+    expect(passwordVariable('mattermost-binding')).toBe('NATS_PASSWORD_MATTERMOST_BINDING');
+  });
+
+  it('leaves no way in without a user', () => {
+    expect(text).not.toMatch(/no_auth_user|allow_responses/);
+  });
+});

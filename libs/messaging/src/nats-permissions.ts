@@ -1,0 +1,137 @@
+import {
+  assertSubjectPrefix,
+  bindingConsumer,
+  PLATFORMS,
+  sessionServiceConsumer,
+  streamNames,
+  Subjects,
+  type ConsumerDefinition,
+  type Platform,
+} from '@tollgate/protocol';
+
+/** The NATS users of one deployment: one per service, and one for operators' tools. */
+export const NATS_ROLES = [
+  'session-service',
+  'slack-binding',
+  'discord-binding',
+  'mattermost-binding',
+  'operator',
+] as const;
+export type NatsRole = (typeof NATS_ROLES)[number];
+
+export interface NatsPermissions {
+  /** Subjects the user may publish to; everything else is denied. */
+  readonly publish: readonly string[];
+  /** Subjects the user may subscribe to; everything else is denied. */
+  readonly subscribe: readonly string[];
+}
+
+const API = '$JS.API';
+
+/**
+ * Where a role receives replies: JetStream API answers, publish acks and, above all, the
+ * messages a pull consumer delivers. A shared `_INBOX.>` would let one binding subscribe to
+ * another's deliveries, so each role gets its own inbox subtree, and the service connects
+ * with it as its inbox prefix.
+ */
+export function roleInboxPrefix(prefix: string, role: NatsRole): string {
+  assertSubjectPrefix(prefix);
+  return `_INBOX.${prefix}.${role}`;
+}
+
+/**
+ * Exactly what each role needs (PROTOCOL.md §5): the session-service consumes commands and
+ * publishes outputs; a binding publishes its platform's commands and consumes its platform's
+ * outputs; each writes only its own dead-letter subject. Every service creates, idempotently,
+ * the three streams and its own durable at start, so it may look them up and create them, but
+ * no role may update, purge or delete a stream or consumer. The operator role provisions
+ * everything and reads every stream (the DLQ above all), and publishes nothing else.
+ */
+export function natsPermissions(prefix: string, role: NatsRole): NatsPermissions {
+  const subjects = new Subjects(prefix);
+  switch (role) {
+    case 'session-service':
+      return serviceRole(prefix, role, sessionServiceConsumer(prefix), [subjects.outputsAll()]);
+    case 'slack-binding':
+      return bindingRole(prefix, 'slack');
+    case 'discord-binding':
+      return bindingRole(prefix, 'discord');
+    case 'mattermost-binding':
+      return bindingRole(prefix, 'mattermost');
+    case 'operator':
+      return operatorRole(prefix);
+  }
+}
+
+function bindingRole(prefix: string, platform: Platform): NatsPermissions {
+  return serviceRole(prefix, `${platform}-binding`, bindingConsumer(prefix, platform), [
+    new Subjects(prefix).platformCommandFilter(platform),
+  ]);
+}
+
+function serviceRole(
+  prefix: string,
+  role: NatsRole,
+  durable: ConsumerDefinition,
+  writes: readonly string[],
+): NatsPermissions {
+  return {
+    publish: [
+      ...writes,
+      new Subjects(prefix).dlq(role),
+      ...provisioningApi(prefix, [durable]),
+      ...consumingApi(durable),
+    ],
+    subscribe: [`${roleInboxPrefix(prefix, role)}.>`],
+  };
+}
+
+function operatorRole(prefix: string): NatsPermissions {
+  const durables = [
+    sessionServiceConsumer(prefix),
+    ...PLATFORMS.map((platform) => bindingConsumer(prefix, platform)),
+  ];
+  const streams = Object.values(streamNames(prefix));
+  return {
+    publish: [
+      ...provisioningApi(prefix, durables),
+      `${API}.STREAM.NAMES`,
+      `${API}.STREAM.LIST`,
+      ...streams.flatMap((stream) => [
+        `${API}.STREAM.MSG.GET.${stream}`,
+        `${API}.CONSUMER.NAMES.${stream}`,
+        `${API}.CONSUMER.LIST.${stream}`,
+        `${API}.CONSUMER.INFO.${stream}.*`,
+      ]),
+    ],
+    subscribe: [`${roleInboxPrefix(prefix, 'operator')}.>`],
+  };
+}
+
+/**
+ * What stream-provisioner.ts calls: the account check of `jetstreamManager`, INFO then CREATE
+ * of each stream, INFO then CREATE of each durable. The filter subject is part of the CREATE
+ * subject (the server refuses a body whose filter differs), so a binding cannot create its
+ * durable over another platform's outputs.
+ */
+function provisioningApi(prefix: string, durables: readonly ConsumerDefinition[]): string[] {
+  return [
+    `${API}.INFO`,
+    ...Object.values(streamNames(prefix)).flatMap((stream) => [
+      `${API}.STREAM.INFO.${stream}`,
+      `${API}.STREAM.CREATE.${stream}`,
+    ]),
+    ...durables.flatMap((d) => [
+      `${API}.CONSUMER.INFO.${d.stream}.${d.durable}`,
+      `${API}.CONSUMER.CREATE.${d.stream}.${d.durable}.${d.filterSubject}`,
+    ]),
+  ];
+}
+
+/** What consumer-runner.ts calls on its own durable: pull, then ack, nak, term or working. */
+function consumingApi(d: ConsumerDefinition): string[] {
+  return [
+    `${API}.CONSUMER.MSG.NEXT.${d.stream}.${d.durable}`,
+    `$JS.ACK.${d.stream}.${d.durable}.>`,
+  ];
+}

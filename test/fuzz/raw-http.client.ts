@@ -1,0 +1,93 @@
+import { Agent, request } from 'node:http';
+
+/** One request exactly as a hostile sender would write it: any headers, any bytes. */
+export interface RawRequest {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+  /** Sent with `Transfer-Encoding: chunked` and no length, so the server must count. */
+  readonly chunked?: boolean;
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly body: string;
+}
+
+const CHUNK_BYTES = 64 * 1024;
+/** Answers are read only this far: a refusal's reason fits, and no answer is unbounded. */
+const MAX_ANSWER_BYTES = 4096;
+
+/**
+ * A keep-alive HTTP/1.1 client with a fixed number of sockets, so tens of thousands of
+ * requests reuse a few connections instead of exhausting ports. Node's fetch cannot send a
+ * chunked body of its own choosing or a content type it dislikes, hence node:http.
+ */
+export class RawHttpClient {
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly baseUrl: string,
+    sockets: number,
+  ) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  }
+
+  send(raw: RawRequest, timeoutMs = 15_000): Promise<RawResponse> {
+    const url = new URL(raw.path, this.baseUrl);
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { ...raw.headers };
+      if (!raw.chunked) headers['content-length'] = String(raw.body.length);
+      const req = request(
+        url,
+        { method: 'POST', agent: this.agent, headers, timeout: timeoutMs },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
+            size += chunk.length;
+          });
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_ANSWER_BYTES),
+            }),
+          );
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+      req.on('error', reject);
+      // The server may answer (413, 415) before the body is sent; the rest still goes out so
+      // the connection stays in step for the next request.
+      for (let at = 0; at < raw.body.length; at += CHUNK_BYTES) {
+        req.write(raw.body.subarray(at, at + CHUNK_BYTES));
+      }
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight, in order of start. */
+export async function inParallel<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index], index);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
