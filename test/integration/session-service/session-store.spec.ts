@@ -148,8 +148,18 @@ describe('session store (journal, outbox, ledger in one transaction)', () => {
       const turnSeq = seq - 2;
       await handle.execute(response(conversation, `call_${turnSeq}_1`, 'approve_once'));
     };
+    const stateBytes = async () =>
+      (
+        await dataSource.query<{ bytes: number }[]>(
+          `SELECT pg_column_size(state) AS bytes FROM session_state WHERE session_id = $1`,
+          [sessionId],
+        )
+      )[0].bytes;
     const ROUNDS = 40;
-    for (let i = 0; i < ROUNDS; i += 1) await round(i);
+    await round(0);
+    await round(1);
+    const earlyStateBytes = await stateBytes();
+    for (let i = 2; i < ROUNDS; i += 1) await round(i);
 
     const events: { seq: number; type: string; bytes: number }[] = await dataSource.query(
       `SELECT seq, type, pg_column_size(data) AS bytes FROM session_events
@@ -172,7 +182,23 @@ describe('session store (journal, outbox, ledger in one transaction)', () => {
       [sessionId],
     );
     expect(row).toMatchObject({ version: events.length, format: STATE_FORMAT });
-    expect(row.bytes).toBeLessThan(4_000);
+    // The state a decision loads does not grow with the session.
+    expect(row.bytes).toBeLessThanOrEqual(earlyStateBytes + 16);
+
+    // A late click on the first round's call: answered long ago, so only the notice.
+    await handle.execute(response(conversation, 'call_2_1', 'approve_once'));
+    const [late] = await dataSource.query<{ seq: number; type: string }[]>(
+      `SELECT seq, type FROM session_events WHERE session_id = $1 ORDER BY seq DESC LIMIT 1`,
+      [sessionId],
+    );
+    expect(late?.type).toBe('ToolApprovalRefused');
+    const lateOutputs: { payload: string }[] = await dataSource.query(
+      `SELECT payload FROM outbox WHERE id LIKE $1`,
+      [`${sessionId}:${late.seq}:%`],
+    );
+    expect(lateOutputs.map((o) => (JSON.parse(o.payload) as { type: string }).type)).toEqual([
+      'ToolInteractionRejected',
+    ]);
 
     // An early event this version could not replay: the load never reads it...
     await dataSource.query(

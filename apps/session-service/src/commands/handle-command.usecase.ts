@@ -28,7 +28,7 @@ export class HandleCommand {
             return decideJoin(recorder, command);
         }
       },
-      options,
+      command.type === 'ToolInteractionResponse' ? { ...options, callId: command.callId } : options,
     );
   }
 

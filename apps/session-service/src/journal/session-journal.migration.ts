@@ -79,6 +79,8 @@ export class SessionsInFlight1764547200000 implements MigrationInterface {
  *   another format is ignored and the journal replayed.
  * - `session_inbox`: a command that arrived while its session was busy, kept until its turn
  *   comes, so its message is acked at once and nothing is lost in a crash.
+ * - `settled_calls`: whether each call of an earlier batch was answered, read for the call a
+ *   click names, so the state row stays the same size however long the session runs.
  * - `quarantined_sessions`: sessions whose journal cannot be replayed; they take no commands.
  */
 export class SessionEngine1796000000000 implements MigrationInterface {
@@ -102,6 +104,15 @@ export class SessionEngine1796000000000 implements MigrationInterface {
         received_at timestamptz NOT NULL DEFAULT now(),
         UNIQUE (session_id, command_id)
       )`);
+    // A call of an earlier batch: was it answered? Kept out of the state row, which would
+    // otherwise grow with every call the session ever made.
+    await runner.query(`
+      CREATE TABLE settled_calls (
+        session_id text    NOT NULL,
+        call_id    text    NOT NULL,
+        answered   boolean NOT NULL,
+        PRIMARY KEY (session_id, call_id)
+      )`);
     await runner.query(`
       CREATE TABLE quarantined_sessions (
         session_id     text        PRIMARY KEY,
@@ -112,6 +123,7 @@ export class SessionEngine1796000000000 implements MigrationInterface {
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`DROP TABLE quarantined_sessions`);
+    await runner.query(`DROP TABLE settled_calls`);
     await runner.query(`DROP TABLE session_inbox`);
     await runner.query(`DROP TABLE session_state`);
   }

@@ -23,7 +23,7 @@ const MAX_CONFLICT_RETRIES = 5;
  * format are ignored and the journal replayed, so a parked batch never depends on a cached
  * shape an older version wrote.
  */
-export const STATE_FORMAT = 3;
+export const STATE_FORMAT = 4;
 
 export type DecisionResult =
   | { readonly kind: 'duplicate' }
@@ -73,6 +73,8 @@ export interface DecideOptions {
   readonly inboxPosition?: string;
   /** Called once the command is settled in the database (first commit, or a duplicate). */
   readonly onDurable?: () => void;
+  /** The call a click names: whether an earlier batch's call was answered is loaded for it. */
+  readonly callId?: string;
 }
 
 export interface InboxEntry {
@@ -198,9 +200,10 @@ export class SessionStore {
       if (events.length > 0) {
         await this.append(manager, events);
         await this.project(manager, recorders);
+        // Rows carry no settled calls, so all a replayed session knows is written out here.
         await this.saveStates(
           manager,
-          recorders.map((r) => r.current),
+          recorders.map((r) => ({ state: r.current, settledBefore: {} })),
         );
       }
       if (outputs.length > 0) {
@@ -378,15 +381,22 @@ export class SessionStore {
     manager: EntityManager,
     sessionId: string,
     commandId: string | undefined,
+    callId?: string,
   ): Promise<
     | { readonly kind: 'quarantined' | 'duplicate' }
-    | { readonly kind: 'loaded'; readonly state: SessionState }
+    | {
+        readonly kind: 'loaded';
+        readonly state: SessionState;
+        /** The settled calls `settled_calls` already holds (a replay knows them all). */
+        readonly settledStored: Readonly<Record<string, boolean>>;
+      }
   > {
     const [row] = await manager.query<
       {
         quarantined: boolean;
         seen: boolean;
         state: SessionState | null;
+        settled: boolean | null;
         tail: { seq: number; data: SessionEvent; occurred_at: string }[];
       }[]
     >(
@@ -396,6 +406,8 @@ export class SessionStore {
            AND EXISTS (SELECT 1 FROM processed_commands
                        WHERE platform = $4 AND command_id = $2)) AS seen,
          s.state,
+         (SELECT answered FROM settled_calls
+          WHERE session_id = $1 AND call_id = $5) AS settled,
          (SELECT coalesce(json_agg(json_build_object(
                    'seq', e.seq, 'data', e.data, 'occurred_at', e.occurred_at) ORDER BY e.seq),
                  '[]'::json)
@@ -403,19 +415,22 @@ export class SessionStore {
           WHERE e.session_id = $1 AND e.seq > coalesce(s.version, 0)) AS tail
        FROM (SELECT 1) AS one
        LEFT JOIN session_state s ON s.session_id = $1 AND s.format = $3`,
-      [sessionId, commandId ?? null, STATE_FORMAT, platformOf(sessionId)],
+      [sessionId, commandId ?? null, STATE_FORMAT, platformOf(sessionId), callId ?? null],
     );
     if (!row) throw new Error('the opening read returned no row');
     if (row.quarantined) return { kind: 'quarantined' };
     if (row.seen) return { kind: 'duplicate' };
     try {
-      const state = row.tail
-        .map(journaled)
-        .reduce(
-          evolve,
-          row.state ? fromJsonbValue<SessionState>(row.state) : initialSessionState(sessionId),
-        );
-      return { kind: 'loaded', state };
+      const stored = row.state ? fromJsonbValue<SessionState>(row.state) : undefined;
+      // The row holds no settled calls (they would grow with the session): only the one the
+      // command names, from `settled_calls`. A replay from the first event knows them all.
+      const settledStored =
+        stored && callId !== undefined && row.settled !== null ? { [callId]: row.settled } : {};
+      const base = stored
+        ? { ...stored, settledCalls: { ...stored.settledCalls, ...settledStored } }
+        : initialSessionState(sessionId);
+      const state = row.tail.map(journaled).reduce(evolve, base);
+      return { kind: 'loaded', state, settledStored };
     } catch (error) {
       throw new SessionUnreplayable(sessionId, error);
     }
@@ -440,7 +455,9 @@ export class SessionStore {
         events.map((e) => ({ ...e, sessionId })),
       );
       await this.projectChanges(manager, previous, recorder.current);
-      await this.saveStates(manager, [recorder.current]);
+      await this.saveStates(manager, [
+        { state: recorder.current, settledBefore: previous.settledCalls },
+      ]);
       await projectAlwaysGrants(manager, recorder.current, events);
     }
     if (outputs.length > 0) {
@@ -462,7 +479,35 @@ export class SessionStore {
     return new Map(rows.map((r) => [r.session_id, fromJsonbValue<SessionState>(r.state)]));
   }
 
-  private async saveStates(manager: EntityManager, states: readonly SessionState[]): Promise<void> {
+  /**
+   * Writes each state row, without its settled calls, and the calls settled since
+   * `settledBefore` to `settled_calls`, where a late click looks its call up.
+   */
+  private async saveStates(
+    manager: EntityManager,
+    entries: readonly {
+      readonly state: SessionState;
+      readonly settledBefore: Readonly<Record<string, boolean>>;
+    }[],
+  ): Promise<void> {
+    const settled = entries.flatMap(({ state, settledBefore }) =>
+      Object.entries(state.settledCalls)
+        .filter(([callId]) => !(callId in settledBefore))
+        .map(([callId, answered]) => ({ sessionId: state.sessionId, callId, answered })),
+    );
+    if (settled.length > 0) {
+      await manager.query(
+        `INSERT INTO settled_calls (session_id, call_id, answered)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])
+         ON CONFLICT (session_id, call_id) DO UPDATE SET answered = EXCLUDED.answered`,
+        [
+          settled.map((c) => c.sessionId),
+          settled.map((c) => c.callId),
+          settled.map((c) => c.answered),
+        ],
+      );
+    }
+    const states = entries.map(({ state }) => ({ ...state, settledCalls: {} }));
     await manager.query(
       `INSERT INTO session_state (session_id, version, format, state)
        SELECT s.session_id, s.version, $4, s.state
@@ -649,13 +694,18 @@ class DecisionRun {
   async execute(decision: Decision): Promise<DecisionResult> {
     try {
       const manager = await this.begin();
-      const opened = await this.store.open(manager, this.sessionId, this.commandId);
+      const opened = await this.store.open(
+        manager,
+        this.sessionId,
+        this.commandId,
+        this.options.callId,
+      );
       if (opened.kind !== 'loaded') {
         await this.settleInbox(manager);
         await this.finish();
         return { kind: opened.kind };
       }
-      this.committedState = opened.state;
+      this.committedState = { ...opened.state, settledCalls: opened.settledStored };
       const recorder = new SessionRecorder(
         opened.state,
         this.store.now(),

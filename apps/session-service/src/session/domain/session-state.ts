@@ -48,8 +48,9 @@ export interface SessionState {
   /** Calls of the current batch put to an approver, with their request. */
   readonly requested: Readonly<Record<string, RequestedCall>>;
   /**
-   * Calls of earlier batches, only as "was it answered": a late click needs no more, and
-   * the state stays small however long the session runs (its request is in the journal).
+   * Calls of earlier batches, only as "was it answered": a late click needs no more (its
+   * request is in the journal). A store may load only the entry the command at hand names,
+   * so the state it keeps stays the same size however long the session runs.
    */
   readonly settledCalls: Readonly<Record<string, boolean>>;
   /** How many notes write_note stored; the notes themselves are in the journal. */
