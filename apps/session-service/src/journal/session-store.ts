@@ -208,7 +208,6 @@ export class SessionStore {
       }
       if (outputs.length > 0) {
         await this.enqueue(manager, outputs);
-        await manager.query(`SELECT pg_notify($1, '')`, [this.outboxChannel]);
       }
       return { sessions: recorders.length, outputs: outputs.length, failed };
     });
@@ -330,7 +329,6 @@ export class SessionStore {
         );
         const outputs = recorder.recorded.flatMap((e) => e.outputs);
         await this.enqueue(manager, outputs);
-        await manager.query(`SELECT pg_notify($1, '')`, [this.outboxChannel]);
       }
       // Queued commands go too: the notice tells the chat, and the log names the session.
       for (const table of [
@@ -462,7 +460,6 @@ export class SessionStore {
     }
     if (outputs.length > 0) {
       await this.enqueue(manager, outputs);
-      await manager.query(`SELECT pg_notify($1, '')`, [this.outboxChannel]);
     }
     return outputs.length;
   }
@@ -626,19 +623,23 @@ export class SessionStore {
     }
   }
 
+  /** Queues the outputs and wakes the relay (NOTIFY is delivered only if this commits). */
   private async enqueue(manager: EntityManager, outputs: readonly Output[]): Promise<void> {
     await manager.query(
-      `INSERT INTO outbox (id, session_id, subject, payload)
-       SELECT o.id, o.session_id, o.subject, o.payload
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-         WITH ORDINALITY AS o(id, session_id, subject, payload, n)
-       ORDER BY o.n
-       ON CONFLICT (id) DO NOTHING`,
+      `WITH queued AS (
+         INSERT INTO outbox (id, session_id, subject, payload)
+         SELECT o.id, o.session_id, o.subject, o.payload
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+           WITH ORDINALITY AS o(id, session_id, subject, payload, n)
+         ORDER BY o.n
+         ON CONFLICT (id) DO NOTHING)
+       SELECT pg_notify($5, '')`,
       [
         outputs.map((o) => o.id),
         outputs.map((o) => o.sessionId),
         outputs.map((o) => outputSubject(this.subjects, o)),
         outputs.map((o) => JSON.stringify(o)),
+        this.outboxChannel,
       ],
     );
   }

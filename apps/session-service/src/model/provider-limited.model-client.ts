@@ -23,19 +23,11 @@ export interface ProviderLimits {
 export class ProviderLimitedModelClient implements ModelClient {
   private inFlight = 0;
   private readonly waiting: (() => void)[] = [];
-  private peak = 0;
 
   constructor(
     private readonly inner: ModelClient,
     private readonly limits: ProviderLimits,
   ) {}
-
-  /** The most calls that were at the provider at once since the last read. */
-  takePeak(): number {
-    const peak = this.peak;
-    this.peak = this.inFlight;
-    return peak;
-  }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
     const started = Date.now();
@@ -74,7 +66,6 @@ export class ProviderLimitedModelClient implements ModelClient {
 
   private took(): void {
     this.inFlight += 1;
-    this.peak = Math.max(this.peak, this.inFlight);
     this.limits.onInFlight?.(this.inFlight);
   }
 

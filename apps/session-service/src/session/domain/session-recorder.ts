@@ -87,7 +87,9 @@ export class SessionRecorder {
    * came from plus what this decision recorded. Throws HistoryUnrestorable.
    */
   async history(throughSeq = Number.POSITIVE_INFINITY): Promise<ProviderMessage[]> {
-    const journaled = await this.journal(Math.min(this.loadedVersion, throughSeq));
+    // A session this decision started has nothing journaled before it to read.
+    const journaled =
+      this.loadedVersion === 0 ? [] : await this.journal(Math.min(this.loadedVersion, throughSeq));
     return historyOf([...journaled, ...this.recorded.filter((r) => r.seq <= throughSeq)]);
   }
 
