@@ -95,6 +95,20 @@ describe.each(platforms)('%s binding contract', (platform) => {
     );
   }
 
+  /**
+   * The types of the prompt's journal once it holds `rows` rows: a binding journals an effect
+   * after the platform answered it, so a post or edit is visible a moment before its row.
+   */
+  async function journalTypesOnceRecorded(
+    prompt: { sessionId: string; callId: string },
+    rows: number,
+  ) {
+    return waitFor(`the journal to record ${rows} rows`, async () => {
+      const types = (await journalFor(prompt)).map((r) => r.type);
+      return types.length >= rows ? types : undefined;
+    });
+  }
+
   /** Publishes a marker text and waits for it: everything published before was handled. */
   async function settle(
     conversation: ReturnType<PlatformDriver['freshConversation']>,
@@ -168,7 +182,7 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(edited.buttons).toHaveLength(0);
     expect(edited.text).toContain('Approve once');
     expect(edited.text).toMatch(new RegExp(`${bob.id}|${bob.displayName}`));
-    const types = (await journalFor(request)).map((r) => r.type);
+    const types = await journalTypesOnceRecorded(request, 2);
     expect(types).toEqual(['PendingApprovalPromptTracked', 'PendingApprovalPromptCleared']);
   });
 
@@ -186,7 +200,9 @@ describe.each(platforms)('%s binding contract', (platform) => {
       const edited = await promptIn(conversation, 'the banner', (m) => m.edits > 0);
       expect(edited.buttons).toHaveLength(0);
       expect(edited.text.toLowerCase()).toContain(banner);
-      expect((await journalFor(request)).at(-1)!.type).toBe('PendingApprovalPromptCleared');
+      expect((await journalTypesOnceRecorded(request, 2)).at(-1)).toBe(
+        'PendingApprovalPromptCleared',
+      );
 
       await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 9));
       await binding.publish(resolvedOutput(request, 10));
@@ -208,7 +224,7 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(refreshed.buttons.map((b) => b.label)).toEqual(posted.buttons.map((b) => b.label));
     expect(refreshed.text).toMatch(/still valid/i);
     expect(refreshed.text).toMatch(/restart/i);
-    const types = (await journalFor(request)).map((r) => r.type);
+    const types = await journalTypesOnceRecorded(request, 2);
     expect(types).toEqual(['PendingApprovalPromptTracked', 'PendingApprovalPromptRefreshed']);
   });
 
@@ -366,9 +382,9 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(gaps[2]).toBeGreaterThan(gaps[0]);
     expect(driver.messagesIn(conversation)).toHaveLength(1);
     expect(message.buttons.length).toBeGreaterThan(0);
-    const journal = await journalFor(request);
-    expect(journal.map((r) => r.type)).toEqual(['PendingApprovalPromptTracked']);
-    expect(JSON.stringify(journal[0].data)).toContain(message.messageId);
+    expect(await journalTypesOnceRecorded(request, 1)).toEqual(['PendingApprovalPromptTracked']);
+    const [tracked] = await journalFor(request);
+    expect(JSON.stringify(tracked.data)).toContain(message.messageId);
   });
 
   it('B12 a 429 is retried no sooner than its Retry-After and edits exactly once', async () => {
@@ -390,7 +406,7 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(edits[1] - edits[0]).toBeGreaterThanOrEqual(1_000);
     expect(edited.edits).toBe(1);
     expect(edited.buttons).toHaveLength(0);
-    const types = (await journalFor(request)).map((r) => r.type);
+    const types = await journalTypesOnceRecorded(request, 2);
     expect(types).toEqual(['PendingApprovalPromptTracked', 'PendingApprovalPromptCleared']);
   });
 

@@ -9,7 +9,7 @@ const base = {
 };
 
 describe('Mattermost conversation rules (PROTOCOL.md §1.1)', () => {
-  it('a slash command in a thread: the thread is its root_id, the command id its trigger_id', () => {
+  it('a slash command in a thread: the thread is its root_id, the command id from its trigger_id', () => {
     expect(
       classifyMattermostCommand({
         ...base,
@@ -29,7 +29,7 @@ describe('Mattermost conversation rules (PROTOCOL.md §1.1)', () => {
         },
         sender: { id: 'user1', displayName: 'alice' },
         text: 'hello',
-        commandId: 'trig1',
+        commandId: 'mattermost:trig1',
         source: 'slash_command',
       },
     });
@@ -45,7 +45,7 @@ describe('Mattermost conversation rules (PROTOCOL.md §1.1)', () => {
     expect(verdict).toMatchObject({ kind: 'forward', message: { conversation: { threadId: '' } } });
   });
 
-  it('an outgoing webhook on a root post: the thread is the post itself, its id the command id', () => {
+  it('an outgoing webhook on a root post: the thread is the post itself, the command id from its id', () => {
     const verdict = classifyMattermostCommand({
       ...base,
       post_id: 'post1',
@@ -57,7 +57,7 @@ describe('Mattermost conversation rules (PROTOCOL.md §1.1)', () => {
       message: {
         conversation: { threadId: 'post1' },
         text: 'do it',
-        commandId: 'post1',
+        commandId: 'mattermost:post1',
         source: 'outgoing_webhook',
       },
     });
