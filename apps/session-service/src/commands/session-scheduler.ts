@@ -55,6 +55,8 @@ interface Worker {
   readonly sessionId: string;
   readonly queue: Item[];
   started: boolean;
+  /** In `waiting` for a turn slot. */
+  waiting: boolean;
 }
 
 /**
@@ -142,7 +144,7 @@ export class SessionScheduler {
   }
 
   private worker(sessionId: string): Worker {
-    const worker: Worker = { sessionId, queue: [], started: false };
+    const worker: Worker = { sessionId, queue: [], started: false, waiting: false };
     this.workers.set(sessionId, worker);
     return worker;
   }
@@ -150,7 +152,10 @@ export class SessionScheduler {
   private start(worker: Worker): void {
     if (worker.started) return;
     if (this.active >= this.options.maxTurns || this.stopping) {
-      if (!this.waiting.includes(worker)) this.waiting.push(worker);
+      if (!worker.waiting) {
+        worker.waiting = true;
+        this.waiting.push(worker);
+      }
       return;
     }
     worker.started = true;
@@ -169,15 +174,22 @@ export class SessionScheduler {
         worker.queue.shift();
       }
     } catch (error) {
-      // process() handles its failures; this is a bug, and the journal still holds the truth.
-      this.logger.error({ err: error, sessionId: worker.sessionId }, 'session worker failed');
+      // Only a stop interrupts a retry; anything else is a bug. The journal holds the truth,
+      // and the item is dropped rather than retried in a tight loop.
+      if (!this.stopping) {
+        this.logger.error({ err: error, sessionId: worker.sessionId }, 'session worker failed');
+        worker.queue.shift();
+      }
     } finally {
       worker.started = false;
       this.active -= 1;
       this.options.onTurns?.(this.active);
       // Checked synchronously after the last await, so no command slips in unseen.
       if (worker.queue.length === 0) this.workers.delete(worker.sessionId);
-      else if (!this.stopping) this.waiting.unshift(worker);
+      else if (!this.stopping) {
+        worker.waiting = true;
+        this.waiting.unshift(worker);
+      }
       this.next();
     }
   }
@@ -186,6 +198,7 @@ export class SessionScheduler {
     while (this.active < this.options.maxTurns && !this.stopping) {
       const worker = this.waiting.shift();
       if (!worker) return;
+      worker.waiting = false;
       this.start(worker);
     }
   }
