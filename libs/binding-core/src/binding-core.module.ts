@@ -160,9 +160,18 @@ export class BindingCoreModule {
         },
         {
           provide: ForwardMessage,
-          useFactory: (sessions: KnownSessionsRepository, commands: CommandPublisher) =>
-            new ForwardMessage({ sessions, commands, now: () => new Date() }),
-          inject: [KnownSessionsRepository, COMMAND_PUBLISHER],
+          useFactory: (
+            sessions: KnownSessionsRepository,
+            prompts: PromptJournalRepository,
+            adapter: PlatformAdapter,
+            commands: CommandPublisher,
+          ) => new ForwardMessage({ sessions, prompts, adapter, commands, now: () => new Date() }),
+          inject: [
+            KnownSessionsRepository,
+            PromptJournalRepository,
+            PLATFORM_ADAPTER,
+            COMMAND_PUBLISHER,
+          ],
         },
         {
           provide: HasSession,

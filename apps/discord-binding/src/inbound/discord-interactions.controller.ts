@@ -35,6 +35,8 @@ const USAGE = 'Write to Tollgate with `/ask text:<your message>`.';
 export const ASK_ACKNOWLEDGEMENT = 'Sent to the agent.';
 const ASK_FAILED = 'Tollgate could not take this message right now; please send it again.';
 const ASK_REFUSED = 'Tollgate cannot take this message';
+/** A typed answer that answered nothing: the reason is in the private hint beside it. */
+const ASK_HELD = 'Not sent to the agent.';
 const EXPIRED_NOTICE = 'This request is no longer valid; nothing was run.';
 const CLICK_FAILED = 'Tollgate could not take this answer right now; please click again.';
 /** How long a stopping process waits for interactions it already acknowledged. */
@@ -129,8 +131,16 @@ export class DiscordInteractionsController implements BeforeApplicationShutdown 
     message: Parameters<ForwardMessage['execute']>[0],
   ): Promise<void> {
     let reply = ASK_ACKNOWLEDGEMENT;
+    // So that a hint about a typed answer, or the session's refusal of it, is an ephemeral
+    // follow-up to this command rather than a DM.
+    await this.adapter
+      .rememberInteraction(message.sender.id, message.conversation.channelId, token)
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'could not keep an interaction token'),
+      );
     try {
       const result = await this.forwardMessage.execute(message);
+      if (result.kind === 'hinted') reply = ASK_HELD;
       if (result.kind === 'refused') {
         this.logger.warn(
           { reason: result.reason, detail: result.detail },

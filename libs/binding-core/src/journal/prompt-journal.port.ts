@@ -1,5 +1,5 @@
-import type { Conversation } from '@tollgate/protocol';
-import type { PromptTarget } from '../platform-adapter.port';
+import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
+import type { MessageRef, PromptTarget } from '../platform-adapter.port';
 import type {
   EffectDecision,
   PostDecision,
@@ -65,6 +65,12 @@ export interface JournaledPrompt extends PromptAddress {
   readonly postNonce?: string;
 }
 
+/** A prompt the journal shows as posted and awaiting an answer. */
+export interface PendingPrompt extends PromptAddress {
+  readonly request: ToolInteractionRequest;
+  readonly messageRef: MessageRef;
+}
+
 /**
  * The binding's prompt journal and its projection (ARCHITECTURE.md §4.1). Every method is one
  * short transaction; the platform is never called while one is open.
@@ -94,4 +100,10 @@ export interface PromptJournal {
   findByRef(promptRef: string): Promise<PromptAddress | undefined>;
   /** The prompt's row, or undefined when the journal never held it; creates nothing. */
   findByKey(key: PromptKey): Promise<JournaledPrompt | undefined>;
+  /**
+   * The session's prompts that are pending, oldest request first (a typed answer is matched
+   * against them, docs/protocol.md §1.3). A prompt the session has cleared but whose clearing
+   * output the binding has not handled yet is still among them.
+   */
+  pendingIn(sessionId: string): Promise<PendingPrompt[]>;
 }

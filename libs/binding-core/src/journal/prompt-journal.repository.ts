@@ -17,6 +17,7 @@ import {
 import type { DataSourceAccess } from './data-source-access';
 import type {
   JournaledPrompt,
+  PendingPrompt,
   PromptAddress,
   PromptClaim,
   PromptClaimRequest,
@@ -226,6 +227,40 @@ export class PromptJournalRepository implements PromptJournal {
           conversation: row.conversation,
           promptRef: row.prompt_ref,
         };
+  }
+
+  async pendingIn(sessionId: string): Promise<PendingPrompt[]> {
+    const dataSource = await this.db();
+    // The primary key (session_id, call_id) serves this lookup.
+    const rows: {
+      call_id: string;
+      conversation: Conversation;
+      prompt_ref: string;
+      request: ToolInteractionRequest | null;
+      message_ref: MessageRef | null;
+    }[] = await dataSource.query(
+      `SELECT call_id, conversation, prompt_ref, request, message_ref
+       FROM prompts WHERE session_id = $1 AND status = 'pending'`,
+      [sessionId],
+    );
+    return rows
+      .map((row) => {
+        const request = fromJsonbValue<ToolInteractionRequest | null>(row.request);
+        const messageRef = fromJsonbValue<MessageRef | null>(row.message_ref);
+        if (request === null || messageRef === null) {
+          throw new CorruptPromptRow(
+            `pending prompt ${row.prompt_ref} lacks its request or message`,
+          );
+        }
+        return {
+          key: { sessionId, callId: row.call_id },
+          conversation: row.conversation,
+          promptRef: row.prompt_ref,
+          request,
+          messageRef,
+        };
+      })
+      .sort((a, b) => a.request.seq - b.request.seq);
   }
 
   private async lockedRow(manager: EntityManager, key: PromptKey): Promise<PromptRow | undefined> {
