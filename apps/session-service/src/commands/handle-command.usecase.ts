@@ -2,6 +2,7 @@ import type { Command } from '@tollgate/protocol';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
 import { failTurnInFlight } from '../session/domain/turn-runner';
+import { decideUndeliverable } from '../session/domain/undeliverable.decider';
 import {
   type DecisionResult,
   PartiallyCommittedDecision,
@@ -25,6 +26,8 @@ export class HandleCommand {
             return decideResponse(recorder, command, this.deps);
           case 'JoinSession':
             return decideJoin(recorder, command);
+          case 'ToolInteractionUndeliverable':
+            return decideUndeliverable(recorder, command, this.deps);
         }
       });
     } catch (error) {
