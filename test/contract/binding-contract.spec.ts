@@ -567,6 +567,73 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(edited.buttons).toHaveLength(0);
   });
 
+  it('R3 a post that timed out after the platform took it is found behind 1,000 newer messages, not repeated', async () => {
+    const conversation = driver.freshConversation();
+    driver.failNext('post', { kind: 'accept_then_timeout' }, { conversation });
+    const request = requestOutput(conversation, 'call_r3_busy', 5);
+    await binding.publish(request);
+    // The platform holds the answer until the binding gives up; meanwhile the channel fills.
+    await waitFor('the accepted post', () => driver.messagesIn(conversation)[0]);
+    driver.addOthersMessages(conversation, 1_000);
+
+    const journal = await waitFor(
+      'the accepted post to be tracked',
+      async () => {
+        const rows = await journalFor(request);
+        return rows.length > 0 ? rows : undefined;
+      },
+      RETRY_WAIT,
+    );
+
+    const messages = driver.messagesIn(conversation);
+    expect(messages).toHaveLength(1);
+    expect(journal.map((r) => r.type)).toEqual(['PendingApprovalPromptTracked']);
+    expect(JSON.stringify(journal[0].data)).toContain(messages[0].messageId);
+  });
+
+  it('R4 a prompt whose message was deleted is shown again by a new message: live buttons, then the outcome', async () => {
+    const conversation = driver.freshConversation();
+    const request = requestOutput(conversation, 'call_r4_deleted', 5);
+    await binding.publish(request);
+    const original = await promptIn(conversation, 'the prompt');
+    driver.deleteMessage(original);
+
+    await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 6));
+    const reposted = await promptIn(conversation, 'the reposted prompt');
+    expect(reposted.messageId).not.toBe(original.messageId);
+    expect(reposted.buttons.map((b) => b.label)).toEqual(original.buttons.map((b) => b.label));
+    expect(await journalTypesOnceRecorded(request, 3)).toEqual([
+      'PendingApprovalPromptTracked',
+      'PendingApprovalPromptReposted',
+      'PendingApprovalPromptRefreshed',
+    ]);
+    // Its buttons answer the prompt.
+    const approve = reposted.buttons.find((b) => b.style === 'primary')!;
+    expect((await driver.click(binding.url, reposted, approve, alice)).status).toBe(200);
+    await waitFor('the click', () =>
+      binding.commands.find(
+        (c) =>
+          c.command.type === 'ToolInteractionResponse' && c.command.sessionId === request.sessionId,
+      ),
+    );
+
+    // Deleted again before the outcome: the outcome is shown without buttons.
+    driver.deleteMessage(reposted);
+    await binding.publish(resolvedOutput(request, 8, alice));
+    const outcome = await promptIn(conversation, 'the outcome');
+    expect(outcome.messageId).not.toBe(reposted.messageId);
+    expect(outcome.buttons).toHaveLength(0);
+    expect(await journalTypesOnceRecorded(request, 5)).toEqual([
+      'PendingApprovalPromptTracked',
+      'PendingApprovalPromptReposted',
+      'PendingApprovalPromptRefreshed',
+      'PendingApprovalPromptReposted',
+      'PendingApprovalPromptCleared',
+    ]);
+    await allHandled();
+    expect(await deadLettersOf([request])).toEqual([]);
+  });
+
   it('B12 a text whose post timed out after the platform accepted it is shown once', async () => {
     const conversation = driver.freshConversation();
     const before = driver.postCount();
@@ -585,19 +652,32 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(driver.postCount() - before).toBe(1);
   });
 
-  it('B12 a refusal no retry can fix is dead-lettered at once and shows nothing', async () => {
+  it('R2 a Request the platform refuses for good is reported undeliverable with its own code; nothing is dead-lettered or shown', async () => {
     const conversation = driver.freshConversation();
     driver.failNext('post', { kind: 'refused' }, { conversation });
-    const request = requestOutput(conversation, 'call_b12_refused', 5);
+    const request = requestOutput(conversation, 'call_r2_refused', 5);
     await binding.publish(request);
 
-    const [letter] = await waitFor('the dead letter', async () => {
-      const letters = await deadLettersOf([request]);
-      return letters.length > 0 ? letters : undefined;
-    });
+    const published = await waitFor('the undeliverable command', () =>
+      binding.commands.find((c) => c.command.id === `undeliverable:${request.id}`),
+    );
 
-    expect(letter.reason).toMatch(/^post_prompt: /);
+    const reasons: Record<Platform, string> = {
+      slack: 'channel_not_found',
+      discord: '404:10003',
+      mattermost: '403:api.context.permissions.app_error',
+    };
+    expect(published.subject).toBe(
+      `${binding.prefix}.cmd.${platform}.${request.sessionId}.undeliverable`,
+    );
+    expect(published.command).toMatchObject({
+      type: 'ToolInteractionUndeliverable',
+      sessionId: request.sessionId,
+      callId: 'call_r2_refused',
+      reason: reasons[platform],
+    });
     await allHandled();
+    expect(await deadLettersOf([request])).toEqual([]);
     expect(driver.callTimes('post', { conversation })).toHaveLength(1);
     expect(driver.messagesIn(conversation)).toHaveLength(0);
   });

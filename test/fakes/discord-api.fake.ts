@@ -97,6 +97,8 @@ export interface FakeDiscordMessage {
   flags: number;
   edits: number;
   created_at: Date;
+  /** Someone else's message (addUserMessage); the bot's own otherwise. */
+  authorId?: string;
 }
 
 export interface DiscordNotice {
@@ -471,17 +473,43 @@ export class DiscordApiFake {
     return { status: 200, body: this.wire(message) };
   }
 
-  /** Newest first, as Discord lists them; `limit` 1–100 (default 50), `before` a message id. */
+  /**
+   * Newest first, as Discord lists them; `limit` 1–100 (default 50), `before` or `after` a
+   * snowflake (a message's, or one made from a time). `after` gives the `limit` messages
+   * right after it — the oldest of the newer ones — still newest first.
+   */
   private listMessages(channelId: string, query: URLSearchParams): Result {
     const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 50) || 50));
     const before = query.get('before');
-    const listed = [...this.store.values()]
+    const after = query.get('after');
+    const newestFirst = [...this.store.values()]
       .filter((m) => m.channel_id === channelId)
       .filter((m) => before === null || BigInt(m.id) < BigInt(before))
-      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
-      .slice(0, limit)
-      .map((m) => this.wire(m));
-    return { status: 200, body: listed };
+      .filter((m) => after === null || BigInt(m.id) > BigInt(after))
+      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+    const listed = after === null ? newestFirst.slice(0, limit) : newestFirst.slice(-limit);
+    return { status: 200, body: listed.map((m) => this.wire(m)) };
+  }
+
+  /** Removes a message, as its author deleting it would; false when there was none. */
+  deleteMessage(channelId: string, messageId: string): boolean {
+    return this.store.delete(key(channelId, messageId));
+  }
+
+  /** A message someone else wrote in a channel; returns its id. */
+  addUserMessage(channelId: string, authorId: string, content: string): string {
+    const id = this.nextId();
+    this.store.set(key(channelId, id), {
+      id,
+      channel_id: channelId,
+      content,
+      components: [],
+      flags: 0,
+      edits: 0,
+      created_at: new Date(),
+      authorId,
+    });
+    return id;
   }
 
   private createFollowup(token: string, body: Record<string, unknown>): Result {
@@ -598,7 +626,10 @@ export class DiscordApiFake {
       type: 0,
       content: message.content,
       components: message.components,
-      author: this.author(),
+      author:
+        message.authorId === undefined
+          ? this.author()
+          : { id: message.authorId, username: `user-${message.authorId}`, bot: false },
       timestamp: message.created_at.toISOString(),
       edited_timestamp: message.edits > 0 ? new Date().toISOString() : null,
       flags: message.flags,
@@ -615,9 +646,14 @@ export class DiscordApiFake {
   }
 
   /** Snowflake-shaped, increasing. */
+  /**
+   * Snowflakes as Discord makes them: the milliseconds since 2015 above bit 22, so that
+   * `before` / `after` a snowflake of a moment select by time as they do on Discord.
+   */
   private nextId(): string {
-    this.idSequence += 1n;
-    return String(1_300_000_000_000_000_000n + this.idSequence);
+    const now = (BigInt(Date.now()) - 1_420_070_400_000n) << 22n;
+    this.idSequence = now > this.idSequence ? now : this.idSequence + 1n;
+    return String(this.idSequence);
   }
 }
 

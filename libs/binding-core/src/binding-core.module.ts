@@ -125,6 +125,7 @@ export class BindingCoreModule {
             prompts: PromptJournalRepository,
             deliveries: DeliveredOutputsRepository,
             sessions: KnownSessionsRepository,
+            commands: CommandPublisher,
           ) =>
             new HandleOutput({
               subjects: new Subjects(config.TOLLGATE_SUBJECT_PREFIX),
@@ -134,6 +135,11 @@ export class BindingCoreModule {
               adapter,
               replicaId,
               leaseMs: settings.leaseMs,
+              // One more lease after the one that ran out: a replica that died mid-post has
+              // long been replaced, and a platform that still cannot be read is not coming back.
+              reconcileForMs: settings.leaseMs,
+              commands,
+              now: () => new Date(),
               logger: logger.child({ component: 'binding-core', replicaId }),
             }),
           inject: [
@@ -145,6 +151,7 @@ export class BindingCoreModule {
             PromptJournalRepository,
             DeliveredOutputsRepository,
             KnownSessionsRepository,
+            COMMAND_PUBLISHER,
           ],
         },
         {

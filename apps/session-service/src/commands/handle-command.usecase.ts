@@ -3,6 +3,7 @@ import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
 import { failTurnInFlight } from '../session/domain/turn-runner';
 import type { DecideOptions, DecisionResult, SessionStore } from '../journal/session-store';
+import { decideUndeliverable } from '../session/domain/undeliverable.decider';
 
 /**
  * One command, one decision: short transactions around the turn's I/O, the first of them
@@ -26,6 +27,8 @@ export class HandleCommand {
             return decideResponse(recorder, command, this.deps);
           case 'JoinSession':
             return decideJoin(recorder, command);
+          case 'ToolInteractionUndeliverable':
+            return decideUndeliverable(recorder, command, this.deps);
         }
       },
       command.type === 'ToolInteractionResponse' ? { ...options, callId: command.callId } : options,

@@ -34,9 +34,26 @@ export type MessageForwarded =
   | { readonly kind: 'forwarded'; readonly command: UserMessage }
   /** The message was an answer typed as text (docs/protocol.md §1.3). */
   | { readonly kind: 'answered'; readonly command: ToolInteractionResponse }
-  /** An answer word that answers nothing: nothing was published, the sender was told why. */
-  | { readonly kind: 'hinted'; readonly reason: TextAnswerHintReason }
+  /**
+   * An answer word that answers nothing: nothing was published. The sender was told why
+   * (`sent`), or, when the caller asked to carry the hint in its own reply, is to be.
+   */
+  | {
+      readonly kind: 'hinted';
+      readonly reason: TextAnswerHintReason;
+      readonly text: string;
+      readonly sent: boolean;
+    }
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly detail: string };
+
+export interface ForwardMessageOptions {
+  /**
+   * The caller shows a hint in its own answer to the platform instead of a separate notice:
+   * Discord takes follow-up messages only after an interaction was answered, and its answer
+   * waits for this use case.
+   */
+  readonly hintInReply?: boolean;
+}
 
 export interface ForwardMessageDeps {
   readonly sessions: KnownSessions;
@@ -55,12 +72,15 @@ export interface ForwardMessageDeps {
 export class ForwardMessage {
   constructor(private readonly deps: ForwardMessageDeps) {}
 
-  async execute(message: IncomingMessage): Promise<MessageForwarded> {
+  async execute(
+    message: IncomingMessage,
+    options: ForwardMessageOptions = {},
+  ): Promise<MessageForwarded> {
     const sessionId = deriveSessionId(message.conversation);
     // A webhook or a reminder is nobody approving anything: its text is always a message.
     const answer = message.principal === 'automation' ? undefined : readAnswerWord(message.text);
     if (answer !== undefined) {
-      const typed = await this.typedAnswer(message, sessionId, answer);
+      const typed = await this.typedAnswer(message, sessionId, answer, options);
       if (typed !== undefined) return typed;
     }
     const command: UserMessage = {
@@ -89,6 +109,7 @@ export class ForwardMessage {
     message: IncomingMessage,
     sessionId: string,
     answer: AnswerWord,
+    options: ForwardMessageOptions,
   ): Promise<MessageForwarded | undefined> {
     const pending = await this.deps.prompts.pendingIn(sessionId);
     const decision = decideTextAnswer(answer, message.sender, pending);
@@ -96,13 +117,16 @@ export class ForwardMessage {
       case 'message':
         return undefined;
       case 'hint':
+        if (options.hintInReply === true) {
+          return { kind: 'hinted', reason: decision.reason, text: decision.text, sent: false };
+        }
         await this.deps.adapter.sendNotice(
           message.conversation,
           message.sender,
           decision.text,
           pending.at(-1)?.messageRef,
         );
-        return { kind: 'hinted', reason: decision.reason };
+        return { kind: 'hinted', reason: decision.reason, text: decision.text, sent: true };
       case 'answer':
         return this.answer(message, decision.prompt, decision.optionKey);
     }

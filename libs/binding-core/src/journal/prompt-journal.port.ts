@@ -50,6 +50,8 @@ export type PromptClaim =
       readonly lease: PromptLease;
       readonly target: PromptTarget;
       readonly intent: PostDecision;
+      /** When the post was first set out on: how far back to look, and how long it has waited. */
+      readonly since: Date;
     };
 
 /** Where a prompt lives, found from the opaque reference its buttons carry. */

@@ -7,6 +7,7 @@ import type { ProviderMessage, ToolCall } from './session-event';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { holdsSessionGrant } from './session-state';
 import { ToolArgumentError } from '../../tools/tool';
+import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
 
 const RESULT_DENIED = 'denied';
 const RESULT_REFUSED = 'refused by policy';
@@ -172,7 +173,7 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
     if (recorder.current.batch?.results[call.callId]) continue;
     const decision = decisions.get(call.callId);
     if (decision?.approved) await execute(recorder, deps, call);
-    else recordResult(recorder, call, 'denied', RESULT_DENIED);
+    else recordResult(recorder, call, 'denied', deniedResult(decision?.optionKey));
   }
   const results = recorder.current.batch?.results ?? {};
   const toolMessages = batch.toolCalls.map((call): ProviderMessage => ({
@@ -196,6 +197,11 @@ async function contextOf(
     if (error instanceof HistoryUnrestorable) return undefined;
     throw error;
   }
+}
+
+/** A call whose prompt could never be shown reads so in the reply, not as a denial. */
+function deniedResult(optionKey: string | undefined): string {
+  return optionKey === UNDELIVERABLE_OPTION_KEY ? RESULT_UNDELIVERABLE : RESULT_DENIED;
 }
 
 /**
