@@ -120,8 +120,20 @@ export class DiscordDriver implements PlatformDriver {
 
   messagesIn(conversation: Conversation): ChatMessageView[] {
     return this.fake.messages
-      .filter((m) => m.channel_id === conversation.channelId)
+      .filter((m) => m.channel_id === conversation.channelId && m.authorId === undefined)
       .map((m) => view(m));
+  }
+
+  deleteMessage(message: ChatMessageView): void {
+    if (!this.fake.deleteMessage(message.channelId, message.messageId)) {
+      throw new Error(`no message ${message.messageId} to delete`);
+    }
+  }
+
+  addOthersMessages(conversation: Conversation, count: number): void {
+    for (let i = 0; i < count; i += 1) {
+      this.fake.addUserMessage(conversation.channelId, '80351110224678999', `chatter ${i}`);
+    }
   }
 
   notices(): PrivateNotice[] {

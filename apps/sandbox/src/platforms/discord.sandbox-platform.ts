@@ -17,18 +17,39 @@ const CHANNEL = '1300000000000000001';
 const STYLES: Record<number, 'primary' | 'danger' | 'default'> = { 1: 'primary', 4: 'danger' };
 const refSchema = z.strictObject({ messageId: z.string().max(32), customId: z.string().max(100) });
 
+/** InteractionResponseType CHANNEL_MESSAGE_WITH_SOURCE, and the EPHEMERAL message flag. */
+const CHANNEL_MESSAGE = 4;
+const EPHEMERAL = 1 << 6;
+
 /** A `/ask` someone ran: Discord shows it as the bot's reply headed "<name> used /ask". */
 interface Ask {
   readonly token: string;
   readonly person: PersonKey;
   readonly text: string;
   readonly at: number;
+  /** The binding's answer to the interaction, when it answered with a message. */
+  answer?: string;
+  /** Whether that answer was ephemeral: shown to the person who ran the command only. */
+  private?: boolean;
+}
+
+/** An ephemeral answer to a click: Discord shows it to the clicker alone. */
+interface AnsweredNotice {
+  readonly person: PersonKey;
+  readonly content: string;
+  readonly at: number;
 }
 
 interface DiscordSandboxState {
   readonly standin: DiscordApiFakeSnapshot;
   readonly asks: readonly Ask[];
+  readonly answers: readonly AnsweredNotice[];
 }
+
+const answerSchema = z.looseObject({
+  type: z.number(),
+  data: z.looseObject({ content: z.string().optional(), flags: z.number().optional() }).optional(),
+});
 
 /**
  * Discord in the sandbox: one guild text channel. A message is the `/ask` application command
@@ -41,6 +62,7 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
   /** Discord signs with the private key; the binding holds the public one. */
   private readonly keys: DiscordKeyPair = generateDiscordKeyPair();
   private asks: Ask[] = [];
+  private answers: AnsweredNotice[] = [];
 
   async start(): Promise<void> {
     await this.standin.start();
@@ -63,7 +85,8 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
     const token = interactionToken();
     const user = userOf(person);
     this.standin.issueInteraction({ token, userId: user.id, channelId: CHANNEL });
-    this.asks.push({ token, person, text, at: Date.now() });
+    const ask: Ask = { token, person, text, at: Date.now() };
+    this.asks.push(ask);
     const body = JSON.stringify(
       askCommandInteraction({
         applicationId: this.standin.applicationId,
@@ -74,7 +97,12 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
         text,
       }),
     );
-    return this.send(bindingUrl, body);
+    const { status, answer } = await this.send(bindingUrl, body);
+    if (answer?.type === CHANNEL_MESSAGE && answer.data?.content !== undefined) {
+      ask.answer = answer.data.content;
+      ask.private = ((answer.data.flags ?? 0) & EPHEMERAL) !== 0;
+    }
+    return status;
   }
 
   async click(bindingUrl: string, person: PersonKey, ref: string): Promise<number> {
@@ -98,7 +126,13 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
         messageId,
       }),
     );
-    return this.send(bindingUrl, body);
+    const { status, answer } = await this.send(bindingUrl, body);
+    const content = answer?.data?.content;
+    if (answer?.type === CHANNEL_MESSAGE && content !== undefined) {
+      // A message answering a click is ephemeral in Tollgate's use: the clicker's own notice.
+      this.answers.push({ person, content, at: Date.now() });
+    }
+    return status;
   }
 
   view(viewer: PersonKey): PanelView {
@@ -140,17 +174,18 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
   fingerprint(): string {
     const edits = this.standin.messages.reduce((sum, m) => sum + m.edits, 0);
     const originals = this.asks.map((a) => this.standin.original(a.token)?.edits ?? -1).join();
-    return `${this.standin.messages.length}/${edits}/${this.standin.notices.length}/${originals}`;
+    return `${this.standin.messages.length}/${edits}/${this.standin.notices.length}/${originals}/${this.asks.length}/${this.answers.length}`;
   }
 
   snapshot(): DiscordSandboxState {
-    return { standin: this.standin.snapshot(), asks: this.asks };
+    return { standin: this.standin.snapshot(), asks: this.asks, answers: this.answers };
   }
 
   restore(snapshot: unknown): void {
     const state = snapshot as DiscordSandboxState;
     this.standin.restore(state.standin);
-    this.asks = [...state.asks];
+    this.asks = state.asks.map((ask) => ({ ...ask }));
+    this.answers = [...(state.answers ?? [])];
   }
 
   private message(m: FakeDiscordMessage): PanelMessage {
@@ -172,14 +207,19 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
     };
   }
 
-  private async send(bindingUrl: string, body: string): Promise<number> {
+  /** POSTs the signed interaction; Discord shows the binding's answer (a message, or nothing). */
+  private async send(
+    bindingUrl: string,
+    body: string,
+  ): Promise<{ status: number; answer: z.infer<typeof answerSchema> | undefined }> {
     const signed = signDiscordRequest(this.keys.privateKey, Math.floor(Date.now() / 1000), body);
     const response = await fetch(`${bindingUrl}/discord/interactions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...signed },
       body,
     });
-    return response.status;
+    const read = answerSchema.safeParse(await response.json().catch(() => undefined));
+    return { status: response.status, answer: read.success ? read.data : undefined };
   }
 }
 

@@ -81,6 +81,16 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: form.toString(),
     });
+    // The command's reply text: Mattermost shows an ephemeral one to its sender alone.
+    const reply = (await response.json().catch(() => ({}))) as { text?: unknown };
+    if (response.status === 200 && typeof reply.text === 'string' && reply.text !== '') {
+      this.standin.addEphemeral({
+        user_id: ids.mattermost,
+        channel_id: CHANNEL,
+        root_id: this.rootId,
+        message: reply.text,
+      });
+    }
     return response.status;
   }
 
