@@ -194,6 +194,10 @@ describe.each(PLATFORMS)('the %s panel', (platform) => {
     await waitFor(`${platform}: the tool's result`, async () =>
       (await textOf(panelOf(platform).locator('.conversation'))).includes('write_note: 1'),
     );
+    // Every message was answered as the platform shows it (Discord: the interaction's answer).
+    expect(await textOf(panelOf(platform).locator('.conversation'))).not.toContain(
+      'Tollgate is thinking',
+    );
     await shoot(`w3-${platform}`);
   });
 

@@ -54,7 +54,8 @@ const answerSchema = z.looseObject({
 /**
  * Discord in the sandbox: one guild text channel. A message is the `/ask` application command
  * and a click a component interaction, both Ed25519-signed with the app's key and POSTed to
- * /discord/interactions; the binding answers them through interaction follow-ups and edits.
+ * /discord/interactions. The binding's answer to an interaction (a message, ephemeral or
+ * not) is shown as Discord shows it; later notices come as follow-ups through the stand-in.
  */
 export class DiscordSandboxPlatform implements SandboxPlatform {
   readonly platform = 'discord' as const;
@@ -136,21 +137,38 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
   }
 
   view(viewer: PersonKey): PanelView {
-    const messages: PanelMessage[] = this.asks.map((ask) => ({
-      id: `ask-${ask.token.slice(-12)}`,
-      author: 'Tollgate',
-      fromBot: true,
-      at: ask.at,
-      parts: [
-        { kind: 'context', text: `${PEOPLE[ask.person].name} used /ask: ${ask.text}` },
-        {
-          kind: 'text',
-          text: this.standin.original(ask.token)?.content ?? 'Tollgate is thinking…',
-        },
-      ],
-      buttons: [],
-      edits: 0,
-    }));
+    const messages: PanelMessage[] = this.asks
+      .filter((ask) => !ask.private || ask.person === viewer)
+      .map((ask) => ({
+        id: `ask-${ask.token.slice(-12)}`,
+        author: 'Tollgate',
+        fromBot: true,
+        at: ask.at,
+        parts: [
+          { kind: 'context', text: `${PEOPLE[ask.person].name} used /ask: ${ask.text}` },
+          {
+            kind: 'text',
+            text:
+              ask.answer ?? this.standin.original(ask.token)?.content ?? 'Tollgate is thinking…',
+          },
+        ],
+        buttons: [],
+        edits: 0,
+        ...(ask.private ? { privateTo: ask.person } : {}),
+      }));
+    for (const [index, notice] of this.answers.entries()) {
+      if (notice.person !== viewer) continue;
+      messages.push({
+        id: `answer-${index}`,
+        author: 'Tollgate',
+        fromBot: true,
+        at: notice.at,
+        parts: [{ kind: 'text', text: notice.content }],
+        buttons: [],
+        edits: 0,
+        privateTo: notice.person,
+      });
+    }
     messages.push(
       ...this.standin.messages.filter((m) => m.channel_id === CHANNEL).map((m) => this.message(m)),
     );
@@ -174,7 +192,7 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
   fingerprint(): string {
     const edits = this.standin.messages.reduce((sum, m) => sum + m.edits, 0);
     const originals = this.asks.map((a) => this.standin.original(a.token)?.edits ?? -1).join();
-    return `${this.standin.messages.length}/${edits}/${this.standin.notices.length}/${originals}/${this.asks.length}/${this.answers.length}`;
+    return `${this.standin.messages.length}/${edits}/${this.standin.notices.length}/${originals}/${this.asks.filter((a) => a.answer !== undefined).length}/${this.answers.length}`;
   }
 
   snapshot(): DiscordSandboxState {
