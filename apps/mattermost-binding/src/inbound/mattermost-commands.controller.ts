@@ -54,14 +54,9 @@ export class MattermostCommandsController {
       return {};
     }
     try {
-      // A slash command's own reply is private to its sender, so it carries a hint itself; an
-      // outgoing webhook's reply would be posted in the channel, so there the hint is a notice.
-      const slash = verdict.message.source === 'slash_command';
-      const result = await this.forwardMessage.execute(verdict.message, { hintInReply: slash });
-      // A typed answer that answered nothing: the hint says why; "Sent" would not hold.
-      if (result.kind === 'hinted') {
-        return result.sent ? {} : { response_type: 'ephemeral', text: result.text };
-      }
+      const result = await this.forwardMessage.execute(verdict.message);
+      // A typed answer that answered nothing: its private hint says why; "Sent" would not hold.
+      if (result.kind === 'hinted') return {};
       if (result.kind === 'refused') {
         this.logger.warn(
           { reason: result.reason, detail: result.detail },
