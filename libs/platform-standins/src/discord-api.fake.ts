@@ -105,7 +105,7 @@ export interface DiscordNotice {
   /** Who sees it: the interaction's user, or the DM's recipient. */
   userId: string;
   content: string;
-  via: 'ephemeral_followup' | 'dm';
+  via: 'ephemeral_followup' | 'ephemeral_response' | 'dm';
   /** The channel it shows in (the interaction's channel, or the DM channel). */
   channelId?: string;
   at: Date;
@@ -318,6 +318,20 @@ export class DiscordApiFake {
 
   get notices(): DiscordNotice[] {
     return structuredClone(this.noticeLog);
+  }
+
+  /**
+   * An ephemeral answer to an interaction (type 4, flag 64), which the caller of the
+   * interactions endpoint saw: Discord shows it to that user alone, like a follow-up.
+   */
+  showEphemeralResponse(userId: string, content: string, channelId?: string): void {
+    this.noticeLog.push({
+      userId,
+      content,
+      via: 'ephemeral_response',
+      ...(channelId === undefined ? {} : { channelId }),
+      at: new Date(),
+    });
   }
 
   /** What an interaction's `@original` response says now (e.g. the /ask acknowledgement). */
