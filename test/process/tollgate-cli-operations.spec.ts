@@ -139,7 +139,7 @@ describe('R9 — operator CLI: pending and sessions show (process)', () => {
     parked.push(await park(store), await park(store));
     // The first agrees; the second was never shown by the binding; a third prompt is live
     // in the binding for a call the session does not wait on.
-    await track(parked[0]!.sessionId, parked[0]!.callId);
+    await track(parked[0].sessionId, parked[0].callId);
     const stale = deriveSessionId(freshConversation('slack'));
     parked.push({ sessionId: stale, callId: 'call_9_1' });
     await track(stale, 'call_9_1');
@@ -208,7 +208,7 @@ describe('R9 — operator CLI: pending and sessions show (process)', () => {
   });
 
   it("R9 sessions show gives a parked session's phase and the call it waits on", async () => {
-    const { sessionId, callId } = parked[0]!;
+    const { sessionId, callId } = parked[0];
     const shown = await tollgate(['sessions', 'show', sessionId], env);
     expect(shown).toMatchObject({ code: 0, stderr: '' });
     expect(shown.stdout).toContain(`session: ${sessionId}`);
@@ -306,7 +306,7 @@ describe('R9 — operator CLI: dlq list, show and replay (process)', () => {
       const [name, value] = line.split('=') as [string, string];
       serverEnv[name] = value;
     }
-    for (const role of NATS_ROLES) passwords.set(role, serverEnv[passwordVariable(role)]!);
+    for (const role of NATS_ROLES) passwords.set(role, serverEnv[passwordVariable(role)]);
     server = await OwnNatsServer.start({ configFile, env: serverEnv });
 
     operator = await jetstreamManager(await as('operator'));
@@ -374,7 +374,7 @@ describe('R9 — operator CLI: dlq list, show and replay (process)', () => {
     expect(listed).toMatchObject({ code: 0, stderr: '' });
     const lines = listed.stdout.trim().split('\n');
     expect(lines[0]).toBe(
-      `seq=${seqs.command} time=${lines[0]!.split(' ')[1]!.slice(5)} service=session-service subject=${commandSubject(subjects, command)} reason="post_prompt: slack_channel_not_found"`,
+      `seq=${seqs.command} time=${lines[0].split(' ')[1].slice(5)} service=session-service subject=${commandSubject(subjects, command)} reason="post_prompt: slack_channel_not_found"`,
     );
     expect(lines[0]).toMatch(/ time=\d{4}-\d\d-\d\dT[\d:.]+Z /);
     expect(lines[2]).toContain(`seq=${seqs.truncated} `);
