@@ -13,7 +13,7 @@ import { DLQ_REPLAY } from './dlq/dlq-replay.command';
 import { DLQ_SHOW } from './dlq/dlq-show.command';
 import { GRANTS_LIST } from './grants/grants-list.command';
 import { GRANTS_REVOKE } from './grants/grants-revoke.command';
-import { connectOperatorNats, type OperatorNats } from './operator-nats';
+import type { OperatorNats } from './operator-nats';
 import { PENDING } from './pending/pending.command';
 import { openSessionDatabase, type SessionDatabase } from './session-database';
 import { SESSIONS_SHOW } from './sessions/sessions-show.command';
@@ -70,7 +70,8 @@ export async function runCli(
     io,
     env,
     sessionDatabase: () => (opened.database ??= openSessionDatabase(env)),
-    nats: () => (opened.nats ??= connectOperatorNats(env)),
+    // Loaded only by the commands that use NATS, so the others start without its client.
+    nats: () => (opened.nats ??= import('./operator-nats').then((m) => m.connectOperatorNats(env))),
   };
   try {
     const operands = words.slice(command.path.length);
