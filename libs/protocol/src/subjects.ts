@@ -91,6 +91,21 @@ export class Subjects {
     return `${this.prefix}.dlq.>`;
   }
 
+  /**
+   * Where an operator's replay of the DLQ message at `dlqSeq` is recorded. Two tokens after
+   * `dlq`, so it can never be a service's dead-letter subject (`<prefix>.dlq.<service>`).
+   */
+  dlqReplayMarker(dlqSeq: number): string {
+    if (!Number.isSafeInteger(dlqSeq) || dlqSeq < 1) {
+      throw new InvalidSubjectTokenError(`DLQ sequence ${dlqSeq} is not a positive integer`);
+    }
+    return `${this.prefix}.dlq.replayed.${dlqSeq}`;
+  }
+
+  dlqReplayMarkerAll(): string {
+    return `${this.prefix}.dlq.replayed.*`;
+  }
+
   parseCommandSubject(subject: string): ParseResult<CommandSubject> {
     const tokens = this.tokensAfter(subject, 'cmd');
     if (tokens === undefined || tokens.length !== 3) {
