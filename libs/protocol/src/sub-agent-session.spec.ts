@@ -5,7 +5,7 @@ import { aRequest, aResponse, aTextOutput, sessionId } from './testing/message-f
 const child = deriveSubAgentSessionId(sessionId, 'call_2_1');
 const agent = { name: 'helper', parentCallId: 'call_2_1' };
 
-describe('sub-agent messages', () => {
+describe('S19 — sub-agent messages', () => {
   it('derive a session id of the parent platform, stable and distinct per parent call', () => {
     expect(isSessionId(child)).toBe(true);
     expect(platformOfSessionId(child)).toBe(platformOfSessionId(sessionId));
