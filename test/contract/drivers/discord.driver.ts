@@ -11,7 +11,7 @@ import {
   type DiscordFault,
   type DiscordMethod,
   type FakeDiscordMessage,
-} from '../../fakes/discord-api.fake';
+} from '@tollgate/platform-standins';
 import {
   askCommandInteraction,
   buttonClickInteraction,
@@ -19,7 +19,7 @@ import {
   interactionToken,
   nextSnowflake,
   signDiscordRequest,
-} from '../../fakes/discord-signing';
+} from '@tollgate/platform-standins';
 import type {
   ButtonTamper,
   CallScope,

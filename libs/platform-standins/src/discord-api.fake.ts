@@ -111,6 +111,18 @@ export interface DiscordNotice {
   at: Date;
 }
 
+/** What `DiscordApiFake.snapshot` keeps. */
+export interface DiscordApiFakeSnapshot {
+  readonly messages: Map<string, FakeDiscordMessage>;
+  readonly nonces: Map<string, { messageId: string; at: number }>;
+  readonly notices: DiscordNotice[];
+  readonly originals: Map<string, { content: string; edits: number }>;
+  readonly followups: Array<{ token: string; content: string; flags: number; at: Date }>;
+  readonly interactions: Map<string, DiscordInteractionIssue>;
+  readonly dmChannels: Map<string, string>;
+  readonly idSequence: bigint;
+}
+
 /** A registered application command, as Discord answers it. */
 export interface FakeApplicationCommand {
   id: string;
@@ -224,6 +236,36 @@ export class DiscordApiFake {
     this.commandSets = new Map();
     this.faults.clear();
     this.latencyMs = 0;
+  }
+
+  /**
+   * What the guild holds (messages, notices, interaction responses, nonces, DM channels, the id
+   * sequence), for `restore` in another process: the sandbox keeps its conversations across
+   * `npm start`s. Calls, faults and latency are not part of it. Store it with `v8.serialize`.
+   */
+  snapshot(): DiscordApiFakeSnapshot {
+    return structuredClone({
+      messages: this.store,
+      nonces: this.nonces,
+      notices: this.noticeLog,
+      originals: this.originals,
+      followups: this.followups,
+      interactions: this.interactions,
+      dmChannels: this.dmChannels,
+      idSequence: this.idSequence,
+    });
+  }
+
+  restore(snapshot: DiscordApiFakeSnapshot): void {
+    const copy = structuredClone(snapshot);
+    this.store = copy.messages;
+    this.nonces = copy.nonces;
+    this.noticeLog = copy.notices;
+    this.originals = copy.originals;
+    this.followups = copy.followups;
+    this.interactions = copy.interactions;
+    this.dmChannels = copy.dmChannels;
+    if (copy.idSequence > this.idSequence) this.idSequence = copy.idSequence;
   }
 
   /**
