@@ -273,7 +273,11 @@ describe('session service with MODEL_PROVIDER=openai against a fake chat-complet
     const [opening, afterTool] = api.completionRequests;
     expect(opening?.model).toBe('gpt-fake');
     expect(opening?.messages).toEqual([{ role: 'user', content: 'Please remember to buy milk' }]);
-    expect(opening?.tools?.map((t) => t.function.name).sort()).toEqual(['echo', 'write_note']);
+    expect(opening?.tools?.map((t) => t.function.name).sort()).toEqual([
+      'delegate',
+      'echo',
+      'write_note',
+    ]);
     expect(afterTool?.messages).toEqual([
       { role: 'user', content: 'Please remember to buy milk' },
       {

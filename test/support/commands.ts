@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type Conversation,
   deriveSessionId,
+  deriveSubAgentSessionId,
   type JoinSession,
   type Person,
   type Platform,
@@ -78,5 +79,21 @@ export function undeliverable(
     ...envelope(conversation, undeliverableCommandId(requestOutputId)),
     callId,
     reason,
+  };
+}
+
+/** A click on a sub-agent's prompt: its session is the child's, and it names the agent. */
+export function subAgentResponse(
+  conversation: Conversation,
+  agent: { name: string; parentCallId: string },
+  callId: string,
+  optionKey: string,
+  options: { sender?: Person; id?: string } = {},
+): ToolInteractionResponse {
+  const parent = deriveSessionId(conversation);
+  return {
+    ...response(conversation, callId, optionKey, options),
+    sessionId: deriveSubAgentSessionId(parent, agent.parentCallId),
+    agent,
   };
 }

@@ -5,7 +5,6 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import {
-  type Command,
   commandSubject,
   DLQ_HEADERS,
   encodeMessage,
@@ -30,7 +29,8 @@ import { HandleCommand } from './commands/handle-command.usecase';
 import { SessionScheduler } from './commands/session-scheduler';
 import { pruneJournalTables } from './journal/journal-housekeeping';
 import { failpointFor } from './journal/failpoint';
-import { SessionStore } from './journal/session-store';
+import { type DecideOptions, SessionStore } from './journal/session-store';
+import { isSubAgentCommand, type SessionCommand } from './session/domain/sub-agent';
 import { LeaderLock } from './leadership/leader-lock';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OutboxRelay } from './outbox/outbox-relay.service';
@@ -133,7 +133,9 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       grants: this.grants,
     };
     const handle = new HandleCommand(store, deps);
-    const scheduler = this.schedulerFor(store, subjects, handle, (id) => recovery.resumeOne(id));
+    const scheduler = this.schedulerFor(store, subjects, handle, (id, options) =>
+      recovery.resumeOne(id, options),
+    );
     this.scheduler = scheduler;
     const recovery = new RecoverSessions(store, this.logger, deps, (id, error) =>
       scheduler.quarantine(id, error),
@@ -156,7 +158,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     store: SessionStore,
     subjects: Subjects,
     handle: HandleCommand,
-    recover: (sessionId: string) => ReturnType<SessionStore['decide']>,
+    recover: (sessionId: string, options: DecideOptions) => ReturnType<SessionStore['decide']>,
   ): SessionScheduler {
     const quarantined = new Counter({
       name: 'tollgate_sessions_quarantined_total',
@@ -173,7 +175,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       store,
       decide: (command, options) => handle.execute(command, options),
       recover,
-      failInFlight: (sessionId) => handle.failInFlight(sessionId),
+      failInFlight: (sessionId, options) => handle.failInFlight(sessionId, options),
       logger: this.logger,
       maxTurns: this.config.TOLLGATE_MAX_TURNS,
       // A decision that failed part-way is recovered well within one ack wait (S18).
@@ -186,7 +188,19 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
   }
 
   /** A queued command's message was acked when it was queued; its copy goes to the DLQ. */
-  private async deadLetter(subjects: Subjects, command: Command, reason: string): Promise<void> {
+  private async deadLetter(
+    subjects: Subjects,
+    command: SessionCommand,
+    reason: string,
+  ): Promise<void> {
+    if (isSubAgentCommand(command)) {
+      // Never on NATS, so it has no subject to be copied from: the log names it for an operator.
+      this.logger.error(
+        { sessionId: command.sessionId, commandId: command.id, type: command.type, reason },
+        'a sub-agent command cannot be decided; dropped',
+      );
+      return;
+    }
     await this.nats.publisher.publish(subjects.dlq(this.config.service), encodeMessage(command), {
       msgId: `session-inbox:${command.sessionId}:${command.id}`,
       headers: {

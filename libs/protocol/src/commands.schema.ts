@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { callIdSchema, commandEnvelopeFields } from './envelope.schema';
+import { agentSchema, callIdSchema, commandEnvelopeFields } from './envelope.schema';
 import { LIMITS } from './limits';
 import { personSchema } from './person.schema';
 import { principalSchema } from './principal.schema';
@@ -33,6 +33,8 @@ export const toolInteractionResponseSchema = z.strictObject({
   optionKey: storableIdentifier().min(1).max(LIMITS.optionKey),
   sender: personSchema,
   promptRef: storableIdentifier().min(1).optional(),
+  /** The answered prompt was a sub-agent's: echoed from its `Request` (added 2026-12-01). */
+  agent: agentSchema.optional(),
 });
 
 /**
@@ -45,6 +47,7 @@ export const toolInteractionUndeliverableSchema = z.strictObject({
   ...commandEnvelopeFields,
   callId: callIdSchema,
   reason: z.string().min(1).max(LIMITS.undeliverableReason),
+  agent: agentSchema.optional(),
 });
 
 export const commandSchema = z.discriminatedUnion('type', [

@@ -8,4 +8,6 @@ export const LIMITS = {
   commandId: 200,
   /** A platform's error code as `ToolInteractionUndeliverable` carries it. */
   undeliverableReason: 500,
+  /** A sub-agent's name as `agent.name` carries it. */
+  agentName: 64,
 } as const;

@@ -77,8 +77,11 @@ export function renderMattermostPrompt(
   settings: MattermostRenderSettings,
 ): MattermostPromptPost {
   const { request } = view;
+  const agent = request.agent
+    ? `\nAsked by sub-agent ${escape(request.agent.name)} (for call ${escape(request.agent.parentCallId)})`
+    : '';
   const message = truncateRunes(
-    `${code(request.toolName)} wants approval\n${quote(request.displayText)}\n` +
+    `${code(request.toolName)} wants approval${agent}\n${quote(request.displayText)}\n` +
       `Requested by ${mention(request.requester)}`,
     MESSAGE_RUNE_LIMIT,
   );

@@ -1,14 +1,15 @@
 import { classifyDatabaseError } from '@tollgate/persistence';
-import type { Command } from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import {
   type DecideOptions,
   type DecisionResult,
+  type InboxEntry,
   JournalConflict,
   PartiallyCommittedDecision,
   SessionUnreplayable,
   type SessionStore,
 } from '../journal/session-store';
+import type { SessionCommand } from '../session/domain/sub-agent';
 
 /** How a submitted command was settled once its message may be acked. */
 export type Submitted = 'decided' | 'queued' | 'duplicate' | 'quarantined';
@@ -16,11 +17,11 @@ export type Submitted = 'decided' | 'queued' | 'duplicate' | 'quarantined';
 export interface SessionSchedulerOptions {
   readonly store: SessionStore;
   /** Decides one command (its whole turn, I/O included). */
-  readonly decide: (command: Command, options: DecideOptions) => Promise<DecisionResult>;
+  readonly decide: (command: SessionCommand, options: DecideOptions) => Promise<DecisionResult>;
   /** Settles a turn left in flight (a crash, a failed commit) from the journal. */
-  readonly recover: (sessionId: string) => Promise<DecisionResult>;
+  readonly recover: (sessionId: string, options: DecideOptions) => Promise<DecisionResult>;
   /** Ends a turn left in flight with a notice, for a failure retrying cannot cure. */
-  readonly failInFlight: (sessionId: string) => Promise<DecisionResult>;
+  readonly failInFlight: (sessionId: string, options: DecideOptions) => Promise<DecisionResult>;
   readonly logger: Logger;
   /** TOLLGATE_MAX_TURNS: sessions with a turn in flight at once. */
   readonly maxTurns: number;
@@ -28,7 +29,7 @@ export interface SessionSchedulerOptions {
   readonly retryBaseMs: number;
   readonly retryMaxMs: number;
   /** A queued command that can never be decided: its message is gone, so copy it aside. */
-  readonly deadLetter: (command: Command, reason: string) => Promise<void>;
+  readonly deadLetter: (command: SessionCommand, reason: string) => Promise<void>;
   readonly onQuarantine?: (sessionId: string, reason: string) => void;
   readonly onTurns?: (inFlight: number) => void;
 }
@@ -42,11 +43,15 @@ interface Deferred<T> {
 
 type Item =
   /** Arrived while nothing ran for its session: decided at once, acked at its first commit. */
-  | { readonly kind: 'direct'; readonly command: Command; readonly submitted: Deferred<Submitted> }
+  | {
+      readonly kind: 'direct';
+      readonly command: SessionCommand;
+      readonly submitted: Deferred<Submitted>;
+    }
   /** Waits in `session_inbox`; `position` settles once the row is committed. */
   | {
       readonly kind: 'queued';
-      readonly command: Command;
+      readonly command: SessionCommand;
       readonly position: Promise<string | undefined>;
     }
   | { readonly kind: 'recover' };
@@ -83,7 +88,7 @@ export class SessionScheduler {
   }
 
   /** Resolves once the command is durable (decided in part, queued, or a duplicate). */
-  submit(command: Command): Promise<Submitted> {
+  submit(command: SessionCommand): Promise<Submitted> {
     const existing = this.workers.get(command.sessionId);
     if (!existing && this.active < this.options.maxTurns && !this.stopping) {
       const submitted = deferred<Submitted>();
@@ -108,7 +113,10 @@ export class SessionScheduler {
   }
 
   /** A new process: settle the turns left in flight, then decide what was queued. */
-  resume(inFlight: readonly string[], queued: readonly { position: string; command: Command }[]) {
+  resume(
+    inFlight: readonly string[],
+    queued: readonly { position: string; command: SessionCommand }[],
+  ) {
     for (const sessionId of inFlight) {
       const worker = this.workers.get(sessionId) ?? this.worker(sessionId);
       worker.queue.push({ kind: 'recover' });
@@ -222,6 +230,7 @@ export class SessionScheduler {
     try {
       const result = await this.options.decide(command, {
         onDurable: () => submitted.resolve('decided'),
+        onDispatched: this.dispatched,
       });
       submitted.resolve(result.kind);
     } catch (error) {
@@ -244,7 +253,7 @@ export class SessionScheduler {
    */
   private async afterPartialCommit(
     sessionId: string,
-    command: Command,
+    command: SessionCommand,
     error: unknown,
   ): Promise<void> {
     const cause = error instanceof PartiallyCommittedDecision ? error.cause : error;
@@ -261,7 +270,7 @@ export class SessionScheduler {
     );
     let settled = false;
     try {
-      await this.options.failInFlight(sessionId);
+      await this.options.failInFlight(sessionId, { onDispatched: this.dispatched });
       settled = true;
     } catch (failure) {
       this.logger.warn({ err: failure, sessionId }, 'ending the failed turn failed too');
@@ -290,6 +299,7 @@ export class SessionScheduler {
         const result = await this.options.decide(command, {
           inboxPosition: position,
           onDurable: () => (durable = true),
+          onDispatched: this.dispatched,
         });
         if (result.kind === 'quarantined') {
           await this.retrying(`dead-lettering ${command.id}`, () =>
@@ -321,7 +331,7 @@ export class SessionScheduler {
   private async settle(sessionId: string, why: string): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        await this.options.recover(sessionId);
+        await this.options.recover(sessionId, { onDispatched: this.dispatched });
         if (attempt > 0) this.logger.info({ sessionId, why }, 'session recovered');
         return;
       } catch (error) {
@@ -336,10 +346,19 @@ export class SessionScheduler {
     const reason = reasonOf(error);
     this.logger.error({ err: error, sessionId, reason }, 'session quarantined');
     this.options.onQuarantine?.(sessionId, reason);
-    await this.retrying(`quarantining ${sessionId}`, () =>
-      this.options.store.quarantine(sessionId, reason),
-    );
+    await this.retrying(`quarantining ${sessionId}`, async () => {
+      const { dispatched } = await this.options.store.quarantine(sessionId, reason);
+      this.dispatched(dispatched);
+    });
   }
+
+  /**
+   * A decision queued commands for related sessions (a sub-agent's task, its result, an
+   * abandon): their rows are committed, so they are decided like any queued command.
+   */
+  private readonly dispatched = (entries: readonly InboxEntry[]): void => {
+    this.resume([], entries);
+  };
 
   private async retrying(what: string, work: () => Promise<unknown>): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {

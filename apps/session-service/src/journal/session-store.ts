@@ -1,11 +1,5 @@
 import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
-import {
-  type Command,
-  type Output,
-  outputSubject,
-  platformOfSessionId,
-  type Subjects,
-} from '@tollgate/protocol';
+import { type Output, outputSubject, platformOfSessionId, type Subjects } from '@tollgate/protocol';
 import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
 import { pendingCalls } from '../session/domain/approval-turn';
 import { HISTORY_EVENT_TYPES, type HistorySource } from '../session/domain/provider-history';
@@ -14,6 +8,8 @@ import { type OutputDraft, SessionRecorder } from '../session/domain/session-rec
 import { evolve, initialSessionState, type SessionState } from '../session/domain/session-state';
 import { projectAlwaysGrants } from '../grants/always-grants.projection';
 import { type Failpoint, noFailpoint } from './failpoint';
+import type { SessionCommand, SubAgentCommand, SubAgentParent } from '../session/domain/sub-agent';
+import { subAgentResultId } from '../session/domain/sub-agent';
 
 /** Advisory-lock class of "one writer at a time per session" (second key: hash of the id). */
 const SESSION_LOCK_CLASS = 0x7017;
@@ -23,7 +19,7 @@ const MAX_CONFLICT_RETRIES = 5;
  * format are ignored and the journal replayed, so a parked batch never depends on a cached
  * shape an older version wrote.
  */
-export const STATE_FORMAT = 4;
+export const STATE_FORMAT = 5;
 
 export type DecisionResult =
   | { readonly kind: 'duplicate' }
@@ -75,12 +71,14 @@ export interface DecideOptions {
   readonly onDurable?: () => void;
   /** The call a click names: whether an earlier batch's call was answered is loaded for it. */
   readonly callId?: string;
+  /** Commands the decision queued for related sessions (sub-agents), once committed. */
+  readonly onDispatched?: (entries: readonly InboxEntry[]) => void;
 }
 
 export interface InboxEntry {
   readonly position: string;
   readonly sessionId: string;
-  readonly command: Command;
+  readonly command: SessionCommand;
 }
 
 /**
@@ -233,7 +231,7 @@ export class SessionStore {
    * row survives a crash, and the command ledger or the row's key turn a redelivery away.
    */
   async queue(
-    command: Command,
+    command: SessionCommand,
   ): Promise<{ kind: 'queued'; position: string } | { kind: 'duplicate' }> {
     return this.dataSource.transaction(async (manager) => {
       const seen = await manager.query<unknown[]>(
@@ -254,7 +252,7 @@ export class SessionStore {
   /** Every queued command, oldest first (what a new process must still decide). */
   async inbox(): Promise<InboxEntry[]> {
     const rows = await this.dataSource.query<
-      { position: string; session_id: string; command: Command }[]
+      { position: string; session_id: string; command: SessionCommand }[]
     >(
       `SELECT i.position, i.session_id, i.command FROM session_inbox i
        WHERE NOT EXISTS (SELECT 1 FROM quarantined_sessions q WHERE q.session_id = i.session_id)
@@ -263,7 +261,7 @@ export class SessionStore {
     return rows.map((r) => ({
       position: r.position,
       sessionId: r.session_id,
-      command: fromJsonbValue<Command>(r.command),
+      command: fromJsonbValue<SessionCommand>(r.command),
     }));
   }
 
@@ -277,14 +275,17 @@ export class SessionStore {
    * open prompts are expired with a notice (appended without replaying: the outputs' seq is
    * past every seq the session used), and it takes no more commands.
    */
-  async quarantine(sessionId: string, reason: string): Promise<{ expired: string[] }> {
+  async quarantine(
+    sessionId: string,
+    reason: string,
+  ): Promise<{ expired: string[]; dispatched: InboxEntry[] }> {
     return this.dataSource.transaction(async (manager) => {
       await this.lock(manager, sessionId);
       const already = await manager.query<unknown[]>(
         `SELECT 1 FROM quarantined_sessions WHERE session_id = $1`,
         [sessionId],
       );
-      if (already.length > 0) return { expired: [] };
+      if (already.length > 0) return { expired: [], dispatched: [] };
       const pending = (
         await manager.query<{ call_id: string }[]>(
           `SELECT call_id FROM pending_approvals WHERE session_id = $1 ORDER BY requested_seq`,
@@ -297,13 +298,18 @@ export class SessionStore {
                  WHERE session_id = $1 AND type = 'SessionStarted' ORDER BY seq LIMIT 1) AS started`,
         [sessionId],
       );
-      const started = last?.started ? fromJsonbValue<{ conversation?: unknown }>(last.started) : {};
+      const started = last?.started
+        ? fromJsonbValue<{ conversation?: unknown; parent?: SubAgentParent }>(last.started)
+        : {};
       const conversation = started.conversation;
+      let dispatched: InboxEntry[] = [];
       if (last?.seq && isConversation(conversation)) {
         const base: SessionState = {
           ...initialSessionState(sessionId),
           version: last.seq,
           conversation,
+          // A sub-agent's notice and expiries name it, in its parent's conversation.
+          ...(started.parent ? { parent: started.parent } : {}),
         };
         const recorder = new SessionRecorder(base, this.now());
         const reasonText = reason.slice(0, 500);
@@ -329,6 +335,20 @@ export class SessionStore {
         );
         const outputs = recorder.recorded.flatMap((e) => e.outputs);
         await this.enqueue(manager, outputs);
+        if (started.parent) {
+          // The parent's `delegate` call fails with a reason its model sees (S21).
+          dispatched = await this.dispatch(manager, [
+            {
+              type: 'SubAgentResult',
+              id: subAgentResultId(sessionId, last.seq),
+              sessionId: started.parent.sessionId,
+              callId: started.parent.callId,
+              childSessionId: sessionId,
+              outcome: 'failed',
+              result: 'its conversation could not be restored; its requests expired',
+            },
+          ]);
+        }
       }
       // Queued commands go too: the notice tells the chat, and the log names the session.
       for (const table of [
@@ -343,8 +363,31 @@ export class SessionStore {
         sessionId,
         reason.slice(0, 2000),
       ]);
-      return { expired: pending };
+      return { expired: pending, dispatched };
     });
+  }
+
+  /**
+   * @internal Queues commands for other sessions in the caller's transaction. A command
+   * already queued, or already decided, is not queued again.
+   */
+  async dispatch(
+    manager: EntityManager,
+    commands: readonly SubAgentCommand[],
+  ): Promise<InboxEntry[]> {
+    const entries: InboxEntry[] = [];
+    for (const command of commands) {
+      const [inserted] = await manager.query<{ position: string }[]>(
+        `INSERT INTO session_inbox (session_id, command_id, command)
+         SELECT $1, $2, $3
+         WHERE NOT EXISTS (SELECT 1 FROM processed_commands WHERE platform = $4 AND command_id = $2)
+         ON CONFLICT (session_id, command_id) DO NOTHING RETURNING position`,
+        [command.sessionId, command.id, toJsonbText(command), platformOf(command.sessionId)],
+      );
+      if (inserted)
+        entries.push({ position: inserted.position, sessionId: command.sessionId, command });
+    }
+    return entries;
   }
 
   /** @internal The session's provider history through `throughSeq`, outside any transaction. */
@@ -438,9 +481,9 @@ export class SessionStore {
   async persist(
     manager: EntityManager,
     recorder: SessionRecorder,
-    from: { events: number; unjournaled: number },
+    from: { events: number; unjournaled: number; dispatched?: number },
     previous: SessionState,
-  ): Promise<number> {
+  ): Promise<{ outputs: number; dispatched: InboxEntry[] }> {
     const sessionId = recorder.current.sessionId;
     const events = recorder.recorded.slice(from.events);
     const outputs = [
@@ -461,7 +504,11 @@ export class SessionStore {
     if (outputs.length > 0) {
       await this.enqueue(manager, outputs);
     }
-    return outputs.length;
+    const dispatched = await this.dispatch(
+      manager,
+      recorder.dispatched.slice(from.dispatched ?? 0),
+    );
+    return { outputs: outputs.length, dispatched };
   }
 
   private async stateRows(
@@ -679,7 +726,7 @@ function isConversation(value: unknown): value is NonNullable<SessionState['conv
 class DecisionRun {
   committedAny = false;
   private runner?: QueryRunner;
-  private persisted = { events: 0, unjournaled: 0 };
+  private persisted = { events: 0, unjournaled: 0, dispatched: 0 };
   /** The state as of the last commit (or the load), for the projections' diff. */
   private committedState?: SessionState;
   private outputs = 0;
@@ -740,19 +787,22 @@ class DecisionRun {
     const nothingNew =
       recorder.recorded.length === this.persisted.events &&
       recorder.unjournaledOutputs.length === this.persisted.unjournaled &&
+      recorder.dispatched.length === this.persisted.dispatched &&
       this.settled;
     if (nothingNew && !this.runner) return;
     const manager = await this.begin();
-    this.outputs += await this.store.persist(
+    const persisted = await this.store.persist(
       manager,
       recorder,
       this.persisted,
       this.committedState ?? recorder.current,
     );
+    this.outputs += persisted.outputs;
     this.committedState = recorder.current;
     this.persisted = {
       events: recorder.recorded.length,
       unjournaled: recorder.unjournaledOutputs.length,
+      dispatched: recorder.dispatched.length,
     };
     if (!this.settled) {
       if (this.commandId !== undefined) {
@@ -771,6 +821,7 @@ class DecisionRun {
       this.settled = true;
       this.options.onDurable?.();
     }
+    if (persisted.dispatched.length > 0) this.options.onDispatched?.(persisted.dispatched);
   }
 
   private async settleInbox(manager: EntityManager): Promise<void> {

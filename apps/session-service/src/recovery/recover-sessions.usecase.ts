@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SessionStore } from '../journal/session-store';
+import type { DecideOptions, SessionStore } from '../journal/session-store';
 import { isParked } from '../session/domain/approval-turn';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideRecovery } from '../session/domain/session.decider';
@@ -46,9 +46,14 @@ export class RecoverSessions {
   }
 
   /** Settles one turn left in flight: redrive, ask the model again, or abandon a started tool. */
-  async resumeOne(sessionId: string) {
-    return this.store.decide(sessionId, undefined, async (recorder) => {
-      await decideRecovery(recorder, this.deps);
-    });
+  async resumeOne(sessionId: string, options: DecideOptions = {}) {
+    return this.store.decide(
+      sessionId,
+      undefined,
+      async (recorder) => {
+        await decideRecovery(recorder, this.deps);
+      },
+      options,
+    );
   }
 }

@@ -19,11 +19,15 @@ const ALL_OPTIONS: readonly OptionKey[] = [
   'deny',
 ];
 
-/** PROTOCOL.md §5's built-in default: `echo` auto, `write_note` approval. */
+/**
+ * PROTOCOL.md §5's built-in default: `echo` auto, `write_note` approval, and `delegate`
+ * approval (docs/protocol.md §6: starting a sub-agent is itself an action someone allows).
+ */
 export function defaultToolPolicy(): ToolPolicy {
   const entries: Record<string, ToolPolicyEntry> = {
     echo: { mode: 'auto', options: standardOptions(ALL_OPTIONS) },
     write_note: { mode: 'approval', options: standardOptions(ALL_OPTIONS) },
+    delegate: { mode: 'approval', options: standardOptions(ALL_OPTIONS) },
   };
   return { entryFor: (toolName) => entries[toolName] };
 }

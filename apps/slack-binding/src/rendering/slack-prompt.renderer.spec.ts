@@ -135,4 +135,15 @@ describe('X5 — Slack: text cannot ping or forge links', () => {
     const status = mrkdwnOf(resolved).find((t) => t.includes(' by '));
     expect(status).toMatch(/ by <@U0APPROVER>$/);
   });
+
+  it("S19 a sub-agent's prompt names the sub-agent and the parent call, made inert", () => {
+    const agent = { name: '<!channel> scribe', parentCallId: 'call_2_1' };
+    const section = JSON.stringify(
+      renderSlackPrompt({ kind: 'pending', request: { ...request, agent } }, 'ref123').blocks[0],
+    );
+    expect(section).toContain('sub-agent &lt;!channel&gt; scribe (for call call_2_1)');
+    expect(JSON.stringify(renderSlackPrompt({ kind: 'pending', request }, 'ref123'))).not.toContain(
+      'sub-agent',
+    );
+  });
 });

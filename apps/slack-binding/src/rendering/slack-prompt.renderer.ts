@@ -25,7 +25,10 @@ export interface SlackMessage {
 
 export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMessage {
   const { request } = view;
-  const header = `*${escape(request.toolName)}* wants approval`;
+  const agent = request.agent
+    ? `\nAsked by sub-agent ${escape(request.agent.name)} (for call ${escape(request.agent.parentCallId)})`
+    : '';
+  const header = `*${escape(request.toolName)}* wants approval${agent}`;
   const body = truncate(
     `${header}\n${quote(request.displayText)}\nRequested by ${mention(request.requester)}`,
     SECTION_LIMIT,

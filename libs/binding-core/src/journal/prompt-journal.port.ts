@@ -59,6 +59,8 @@ export interface PromptAddress {
   readonly key: PromptKey;
   readonly conversation: Conversation;
   readonly promptRef: string;
+  /** A sub-agent's prompt: its answer names the agent too, which ties it to its session. */
+  readonly agent?: ToolInteractionRequest['agent'];
 }
 
 /** A prompt as the journal holds it, with the nonce of the post it tracks (if any). */

@@ -223,8 +223,10 @@ export class PromptJournalRepository implements PromptJournal {
       call_id: string;
       conversation: Conversation;
       prompt_ref: string;
+      agent: ToolInteractionRequest['agent'] | null;
     }[] = await dataSource.query(
-      `SELECT session_id, call_id, conversation, prompt_ref FROM prompts WHERE prompt_ref = $1`,
+      `SELECT session_id, call_id, conversation, prompt_ref, request->'agent' AS agent
+       FROM prompts WHERE prompt_ref = $1`,
       [promptRef],
     );
     const row = rows[0];
@@ -234,6 +236,7 @@ export class PromptJournalRepository implements PromptJournal {
           key: { sessionId: row.session_id, callId: row.call_id },
           conversation: row.conversation,
           promptRef: row.prompt_ref,
+          ...(row.agent ? { agent: row.agent } : {}),
         };
   }
 

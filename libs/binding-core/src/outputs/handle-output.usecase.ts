@@ -238,6 +238,7 @@ export class HandleOutput {
         occurredAt: now().toISOString(),
         callId: request.callId,
         reason,
+        ...(request.agent === undefined ? {} : { agent: request.agent }),
       });
     } catch (error) {
       throw new TransientFailure('undeliverable_unpublished', { cause: error });

@@ -7,6 +7,7 @@ import type {
   ToolInteractionRequest,
 } from '@tollgate/protocol';
 import type { AbandonReason } from './approval-turn';
+import type { SubAgentParent } from './sub-agent';
 
 /**
  * The session journal's events (ARCHITECTURE.md §3.1). Stored as written, as JSON, keyed by
@@ -44,7 +45,13 @@ export type ToolCallOutcome =
   'ok' | 'error' | 'denied' | 'refused_by_policy' | 'unknown_tool' | 'abandoned';
 
 export type SessionEvent =
-  | { readonly type: 'SessionStarted'; readonly conversation: Conversation }
+  | {
+      readonly type: 'SessionStarted';
+      readonly conversation: Conversation;
+      /** A sub-agent's session: the parent call it serves, and the tools it may use. */
+      readonly parent?: SubAgentParent;
+      readonly tools?: readonly string[];
+    }
   | {
       readonly type: 'UserMessageReceived';
       readonly commandId: string;
@@ -105,6 +112,22 @@ export type SessionEvent =
       readonly reason: AbandonReason;
       /** Synthetic results for every call without one, so provider history stays whole. */
       readonly results: readonly { readonly callId: string; readonly result: string }[];
+    }
+  /** A `delegate` call started its child; its result comes with SubAgentFinished. */
+  | {
+      readonly type: 'SubAgentStarted';
+      readonly callId: string;
+      readonly childSessionId: string;
+      readonly name: string;
+    }
+  /** The batch waits for the sub-agents of its delegated calls. */
+  | { readonly type: 'SubAgentsAwaited'; readonly batchId: string }
+  /** A child reported; its result was recorded just before as the call's ToolCallRecorded. */
+  | {
+      readonly type: 'SubAgentFinished';
+      readonly callId: string;
+      readonly childSessionId: string;
+      readonly outcome: 'ok' | 'failed';
     }
   | { readonly type: 'SessionRecovered'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'PendingApprovalsReannounced'; readonly pendingCallIds: readonly string[] }

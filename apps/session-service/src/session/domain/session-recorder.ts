@@ -2,6 +2,7 @@ import { type Output, outputId, PROTOCOL_VERSION, unjournaledOutputId } from '@t
 import { emptyHistory, type HistorySource, historyOf } from './provider-history';
 import type { JournaledEvent, ProviderMessage, SessionEvent } from './session-event';
 import { evolve, type SessionState } from './session-state';
+import { type SubAgentCommand, subAgentResultId } from './sub-agent';
 
 type EnvelopeKey = 'v' | 'id' | 'sessionId' | 'conversation' | 'occurredAt' | 'seq';
 /** An output before the recorder gives it its envelope (id, seq, conversation, time). */
@@ -42,6 +43,8 @@ export class SessionRecorder {
   private readonly loadedVersion: number;
   readonly recorded: RecordedEvent[] = [];
   readonly unjournaledOutputs: Output[] = [];
+  /** Commands for related sessions (sub-agents), written to their inbox with the events. */
+  readonly dispatched: SubAgentCommand[] = [];
 
   constructor(
     initial: SessionState,
@@ -103,15 +106,29 @@ export class SessionRecorder {
       id: outputId(this.state.sessionId, seq, n),
       sessionId: this.state.sessionId,
       conversation,
+      ...this.agent(),
       occurredAt: this.now,
       seq,
     };
   }
 
+  /** A sub-agent's outputs say so: bindings show it, and check its session by it. */
+  private agent(): Pick<Output, 'agent'> {
+    const parent = this.state.parent;
+    return parent ? { agent: { name: parent.name, parentCallId: parent.callId } } : {};
+  }
+
+  /** Sends a command to a related session, in the transaction that commits what is recorded. */
+  dispatch(command: SubAgentCommand): void {
+    this.dispatched.push(command);
+  }
+
   record(event: SessionEvent, drafts: readonly OutputDraft[] = []): RecordedEvent {
     const seq = this.nextSeq;
+    const before = this.state;
     // Evolve first: SessionStarted brings the conversation the outputs' envelope needs.
     this.state = evolve(this.state, { seq, occurredAt: this.now, event });
+    this.reportToParent(before, event);
     const recorded: RecordedEvent = {
       seq,
       occurredAt: this.now,
@@ -120,6 +137,35 @@ export class SessionRecorder {
     };
     this.recorded.push(recorded);
     return recorded;
+  }
+
+  /**
+   * A sub-agent whose turn ends, however it ends, tells the call that started it: its reply
+   * becomes the `delegate` result, or the parent's model learns why it could not finish. Only
+   * an abandonment the parent itself caused needs no answer.
+   */
+  private reportToParent(before: SessionState, event: SessionEvent): void {
+    const parent = this.state.parent;
+    if (!parent || before.turn.phase === 'NoActive' || this.state.turn.phase !== 'NoActive') return;
+    if (event.type === 'ToolBatchAbandoned' && event.reason === 'superseded') return;
+    const outcome = event.type === 'TurnCompleted' ? ('ok' as const) : ('failed' as const);
+    const result =
+      event.type === 'TurnCompleted'
+        ? event.reply
+        : event.type === 'TurnFailed'
+          ? event.reason
+          : event.type === 'ToolBatchAbandoned'
+            ? (event.results[0]?.result ?? `its batch was ${event.reason}`)
+            : event.type;
+    this.dispatch({
+      type: 'SubAgentResult',
+      id: subAgentResultId(this.state.sessionId, before.turn.turnSeq),
+      sessionId: parent.sessionId,
+      callId: parent.callId,
+      childSessionId: this.state.sessionId,
+      outcome,
+      result,
+    });
   }
 
   /** An output caused by no journaled event: seq 0, id `<sessionId>:0:<command id>`. */
@@ -134,6 +180,7 @@ export class SessionRecorder {
       id: unjournaledOutputId(this.state.sessionId, commandId),
       sessionId: this.state.sessionId,
       conversation,
+      ...this.agent(),
       occurredAt: this.now,
       seq: 0,
     });

@@ -3,6 +3,7 @@ import {
   abandon,
   abandonWritten,
   type ApprovalTurn,
+  awaitSubAgents,
   beginRedrive,
   completeTurn,
   finishBatch,
@@ -12,7 +13,9 @@ import {
   recordRequested,
   recordResolved,
   startTurn,
+  subAgentsDone,
 } from './approval-turn';
+import type { SubAgentParent } from './sub-agent';
 import type { JournaledEvent, SessionEvent, ToolCall, ToolCallOutcome } from './session-event';
 
 /** What the session knows of one call of the current batch that was put to an approver. */
@@ -60,6 +63,17 @@ export interface SessionState {
    * covers only the person who gave it, so one participant cannot open a tool for another.
    */
   readonly sessionGrants: readonly SessionGrant[];
+  /** Set in a sub-agent's session: the parent call it serves (its outputs name it). */
+  readonly parent?: SubAgentParent;
+  /** A sub-agent's tools, as `delegate` limited them. */
+  readonly toolSubset?: readonly string[];
+  /** `delegate` calls of the current batch whose sub-agent has not reported yet. */
+  readonly subAgents: Readonly<Record<string, RunningSubAgent>>;
+}
+
+export interface RunningSubAgent {
+  readonly childSessionId: string;
+  readonly name: string;
 }
 
 export interface SessionGrant {
@@ -84,6 +98,7 @@ export function initialSessionState(sessionId: string): SessionState {
     settledCalls: {},
     noteCount: 0,
     sessionGrants: [],
+    subAgents: {},
   };
 }
 
@@ -100,7 +115,12 @@ export function evolve(state: SessionState, journaled: JournaledEvent): SessionS
 function apply(state: SessionState, seq: number, event: SessionEvent): SessionState {
   switch (event.type) {
     case 'SessionStarted':
-      return { ...state, conversation: event.conversation };
+      return {
+        ...state,
+        conversation: event.conversation,
+        ...(event.parent === undefined ? {} : { parent: event.parent }),
+        ...(event.tools === undefined ? {} : { toolSubset: event.tools }),
+      };
     case 'UserMessageReceived':
       return {
         ...state,
@@ -209,7 +229,25 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
         turn: abandonWritten(abandoning, {}),
         requested,
         batch: undefined,
+        subAgents: {},
       };
+    }
+    case 'SubAgentStarted':
+      return {
+        ...state,
+        subAgents: {
+          ...state.subAgents,
+          [event.callId]: { childSessionId: event.childSessionId, name: event.name },
+        },
+      };
+    case 'SubAgentsAwaited':
+      return { ...state, turn: awaitSubAgents(state.turn, event.batchId) };
+    case 'SubAgentFinished': {
+      const subAgents = { ...state.subAgents };
+      delete subAgents[event.callId];
+      const last =
+        state.turn.phase === 'WaitingForSubAgents' && Object.keys(subAgents).length === 0;
+      return { ...state, subAgents, turn: last ? subAgentsDone(state.turn) : state.turn };
     }
     case 'SessionRecovered':
       return { ...state, turn: markRecovered(state.turn) };

@@ -5,7 +5,14 @@ import {
   type ToolInteractionResponse,
   type UserMessage,
 } from '@tollgate/protocol';
-import { isParked, isRecovered, pendingCalls, pendingFor } from './approval-turn';
+import {
+  isAwaitingSubAgents,
+  isParked,
+  isRecovered,
+  pendingCalls,
+  pendingFor,
+} from './approval-turn';
+import { abandonSubAgents } from './sub-agent.decider';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SessionState } from './session-state';
@@ -27,7 +34,8 @@ export async function decideUserMessage(
   // Only a decision that failed after a checkpoint (and whose settling failed too) leaves a
   // turn in flight under the session lock: end it rather than refuse this message for ever.
   failTurnInFlight(recorder);
-  if (isParked(recorder.current.turn)) supersede(recorder);
+  const turn = recorder.current.turn;
+  if (isParked(turn) || isAwaitingSubAgents(turn)) supersede(recorder);
   recorder.record({
     type: 'UserMessageReceived',
     commandId: command.id,
@@ -136,6 +144,8 @@ function supersede(recorder: SessionRecorder): void {
   const batch = state.batch;
   if (!batch) throw new Error(`session ${state.sessionId} is parked without a batch`);
   const pending = pendingCalls(state.turn);
+  // The whole tree goes: children are told in this transaction, before the batch forgets them.
+  abandonSubAgents(recorder, SUPERSEDED);
   const results = batch.toolCalls
     .filter((call) => !batch.results[call.callId])
     .map((call) => ({ callId: call.callId, result: `not run: ${SUPERSEDED}` }));

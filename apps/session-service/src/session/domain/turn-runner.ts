@@ -8,6 +8,8 @@ import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { holdsSessionGrant } from './session-state';
 import { ToolArgumentError } from '../../tools/tool';
 import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
+import { awaitingSubAgents, sessionTools, startSubAgent } from './sub-agent.runner';
+import { DELEGATE_TOOL } from './sub-agent';
 
 const RESULT_DENIED = 'denied';
 const RESULT_REFUSED = 'refused by policy';
@@ -47,7 +49,9 @@ export async function continueTurn(
       reply = await deps.model.complete({
         messages: seen,
         turnSeq: turn.turnSeq,
-        tools: deps.tools.list().map((t) => ({ name: t.name, description: t.description })),
+        tools: sessionTools(recorder, deps)
+          .list()
+          .map((t) => ({ name: t.name, description: t.description })),
       });
     } catch (error) {
       // A model that errs or times out fails the turn; the user is told, nothing is left open.
@@ -58,9 +62,13 @@ export async function continueTurn(
       return;
     }
     if (reply.toolCalls.length === 0) {
-      recorder.record({ type: 'TurnCompleted', reply: reply.content }, [
-        { type: 'TextOutput', text: boundedText(reply.content), role: 'assistant' },
-      ]);
+      // A sub-agent's reply is its `delegate` result, which the parent's model answers with.
+      recorder.record(
+        { type: 'TurnCompleted', reply: reply.content },
+        recorder.current.parent
+          ? []
+          : [{ type: 'TextOutput', text: boundedText(reply.content), role: 'assistant' }],
+      );
       return;
     }
     const parked = await startBatch(recorder, deps, reply.content, reply.toolCalls);
@@ -82,8 +90,9 @@ async function startBatch(
   const batchId = `batch_${recorder.nextSeq}`;
   recorder.record({ type: 'ToolBatchStarted', batchId, content, toolCalls });
   const gated: ToolCall[] = [];
+  const tools = sessionTools(recorder, deps);
   for (const call of toolCalls) {
-    const tool = deps.tools.get(call.toolName);
+    const tool = tools.get(call.toolName);
     const entry = deps.policy.entryFor(call.toolName);
     if (!tool || !entry) {
       recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
@@ -97,7 +106,7 @@ async function startBatch(
   }
   for (const call of gated) {
     const entry = deps.policy.entryFor(call.toolName);
-    const tool = deps.tools.get(call.toolName);
+    const tool = tools.get(call.toolName);
     if (!entry || !tool) continue;
     const seq = recorder.nextSeq;
     const user = lastUserMessage(recorder);
@@ -127,7 +136,10 @@ async function startBatch(
       [request],
     );
   }
-  return gated.length > 0;
+  if (gated.length > 0) return true;
+  if (!awaitingSubAgents(recorder)) return false;
+  recorder.record({ type: 'SubAgentsAwaited', batchId });
+  return true;
 }
 
 /**
@@ -161,19 +173,26 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
   if (!batch || !context) {
     return expireBatch(recorder, 'its context could not be restored');
   }
+  const tools = sessionTools(recorder, deps);
   const gone = batch.toolCalls.filter(
     (call) =>
       decisions.get(call.callId)?.approved &&
-      (!deps.tools.get(call.toolName) || !deps.policy.entryFor(call.toolName)),
+      (!tools.get(call.toolName) || !deps.policy.entryFor(call.toolName)),
   );
   if (gone.length > 0) {
     return expireBatch(recorder, `${gone.map((c) => c.toolName).join(', ')} no longer exists`);
   }
   for (const call of batch.toolCalls) {
     if (recorder.current.batch?.results[call.callId]) continue;
+    // Started already (auto, or before a restart): its sub-agent reports when done.
+    if (recorder.current.subAgents[call.callId]) continue;
     const decision = decisions.get(call.callId);
     if (decision?.approved) await execute(recorder, deps, call);
     else recordResult(recorder, call, 'denied', deniedResult(decision?.optionKey));
+  }
+  if (awaitingSubAgents(recorder)) {
+    recorder.record({ type: 'SubAgentsAwaited', batchId: batch.batchId });
+    return;
   }
   const results = recorder.current.batch?.results ?? {};
   const toolMessages = batch.toolCalls.map((call): ProviderMessage => ({
@@ -349,8 +368,13 @@ async function execute(
   deps: SessionDeps,
   call: ToolCall,
 ): Promise<void> {
-  const tool = deps.tools.get(call.toolName);
+  const tool = sessionTools(recorder, deps).get(call.toolName);
   if (!tool) return recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
+  if (call.toolName === DELEGATE_TOOL) {
+    const refused = startSubAgent(recorder, call, parseArguments(call.arguments));
+    if (refused !== undefined) recordResult(recorder, call, 'error', `error: ${refused}`);
+    return;
+  }
   recorder.record({ type: 'ToolExecutionStarted', callId: call.callId, toolName: call.toolName });
   await recorder.checkpoint('tool-starting');
   const args = parseArguments(call.arguments);
@@ -371,7 +395,7 @@ async function execute(
   }
 }
 
-function recordResult(
+export function recordResult(
   recorder: SessionRecorder,
   call: ToolCall,
   outcome: 'denied' | 'refused_by_policy' | 'unknown_tool' | 'error',
@@ -415,7 +439,7 @@ function turnSeqOf(recorder: SessionRecorder): number {
   return turn.phase === 'NoActive' ? 0 : turn.turnSeq;
 }
 
-function lastUserMessage(recorder: SessionRecorder) {
+export function lastUserMessage(recorder: SessionRecorder) {
   const turnSeq = turnSeqOf(recorder);
   const message = recorder.current.turnMessage;
   if (!message || message.seq !== turnSeq) {
