@@ -317,7 +317,7 @@ describe('binding core: inbound clicks and messages', () => {
         commandId,
       });
 
-      expect(result).toEqual({ kind: 'hinted', reason: 'several_prompts' });
+      expect(result).toMatchObject({ kind: 'hinted', reason: 'several_prompts', sent: true });
       const hints = harness.adapter
         .noticesTo(alice.id)
         .filter((n) => n.conversation.channelId === p.conversation.channelId);
@@ -338,7 +338,7 @@ describe('binding core: inbound clicks and messages', () => {
         commandId,
       });
 
-      expect(result).toEqual({ kind: 'hinted', reason: 'option_not_offered' });
+      expect(result).toMatchObject({ kind: 'hinted', reason: 'option_not_offered', sent: true });
       const [hint] = harness.adapter
         .noticesTo(alice.id)
         .filter((n) => n.conversation.channelId === p.conversation.channelId);
