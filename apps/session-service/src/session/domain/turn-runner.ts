@@ -8,6 +8,7 @@ import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { holdsSessionGrant } from './session-state';
 import { ToolArgumentError } from '../../tools/tool';
 import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
+import { deadlineResult, promptTimersAt } from './prompt-timer';
 
 const RESULT_DENIED = 'denied';
 const RESULT_REFUSED = 'refused by policy';
@@ -112,6 +113,7 @@ async function startBatch(
       options: [...entry.options],
     });
     if (request.type !== 'ToolInteractionRequest') throw new Error('unreachable');
+    const timers = promptTimersAt(entry.timers, request.occurredAt);
     recorder.record(
       {
         type: 'ToolApprovalRequested',
@@ -123,6 +125,7 @@ async function startBatch(
         principal: request.principal,
         options: request.options,
         request,
+        ...(timers ? { timers } : {}),
       },
       [request],
     );
@@ -201,7 +204,8 @@ async function contextOf(
 
 /** A call whose prompt could never be shown reads so in the reply, not as a denial. */
 function deniedResult(optionKey: string | undefined): string {
-  return optionKey === UNDELIVERABLE_OPTION_KEY ? RESULT_UNDELIVERABLE : RESULT_DENIED;
+  if (optionKey === UNDELIVERABLE_OPTION_KEY) return RESULT_UNDELIVERABLE;
+  return deadlineResult(optionKey) ?? RESULT_DENIED;
 }
 
 /**
