@@ -111,7 +111,8 @@ export class SessionGiven {
     });
   }
 
-  private async decide(
+  /** Any decision, as the store would run it (S22 drives timers through it). */
+  async decide(
     decision: (recorder: SessionRecorder) => Promise<void> | void,
   ): Promise<Decision> {
     this.decisions += 1;
