@@ -14,6 +14,7 @@ interface TimerRow {
   kind: 'reminder' | 'deadline';
   reminder: number;
   on_deadline: 'deny' | 'expire' | null;
+  due_at: Date | string;
 }
 
 /**
@@ -97,12 +98,15 @@ export class PromptTimerRepository {
              ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) due
        WHERE t.session_id = due.session_id AND t.call_id = due.call_id
          AND t.kind = due.kind AND t.reminder = due.reminder
-       RETURNING t.session_id, t.call_id, t.kind, t.reminder, t.on_deadline`,
+       RETURNING t.session_id, t.call_id, t.kind, t.reminder, t.on_deadline, t.due_at`,
       [now.toISOString(), leaseMs, limit],
     );
     // TypeORM answers an UPDATE … RETURNING with [rows, count].
     const rows = (Array.isArray(raw) && Array.isArray(raw[0]) ? raw[0] : raw) as TimerRow[];
-    return rows.map(claimed);
+    // RETURNING keeps no order: due order, so a session's reminders precede its deadline.
+    return rows
+      .sort((a, b) => new Date(a.due_at).getTime() - new Date(b.due_at).getTime())
+      .map(claimed);
   }
 
   /** The timer was decided (or found a duplicate, or a quarantined session): it is done. */
