@@ -14,10 +14,9 @@
 // TEST_DATABASE_URL as for jest) and the built dist/ (`npm run bench:binding` builds first).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -65,7 +64,6 @@ const OVERALL_DEADLINE_MS = 5 * 60_000;
 const { connect } = require('@nats-io/transport-node');
 const { jetstream, jetstreamManager, AckPolicy, DeliverPolicy } = require('@nats-io/jetstream');
 const { Client } = require('pg');
-const { transformFile } = require('@swc/core');
 const protocol = require(join(root, 'dist/libs/protocol/index.js'));
 const { renderSlackPrompt } = require(
   join(root, 'dist/apps/slack-binding/rendering/slack-prompt.renderer.js'),
@@ -92,18 +90,9 @@ const overall = setTimeout(() => {
 // ---------------------------------------------------------------------------------------
 // Plumbing
 
-/** The suite's own Slack fake, transpiled from test/fakes so there is one fake, not two. */
+/** The Slack stand-in the tests use (libs/platform-standins), as `npm run build` left it in dist/. */
 async function loadSlackFake() {
-  const dir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  for (const name of ['slack-api.fake', 'slack-block-limits', 'slack-blocks']) {
-    const { code } = await transformFile(join(root, 'test', 'fakes', `${name}.ts`), {
-      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
-      module: { type: 'commonjs' },
-    });
-    await writeFile(join(dir, `${name}.js`), code);
-  }
-  return require(join(dir, 'slack-api.fake.js'));
+  return require(join(root, 'dist', 'libs', 'platform-standins', 'slack-api.fake.js'));
 }
 
 function freePort() {

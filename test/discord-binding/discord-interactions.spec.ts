@@ -6,7 +6,7 @@ import {
   nextSnowflake,
   pingInteraction,
   signDiscordRequest,
-} from '../fakes/discord-signing';
+} from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { bob } from '../support/commands';
 import { rejectedOutput, requestOutput } from '../support/outputs';

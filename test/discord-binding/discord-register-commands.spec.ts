@@ -5,7 +5,7 @@ import {
   classifyDiscordInteraction,
   InteractionType,
 } from '../../apps/discord-binding/src/inbound/discord-interaction.rules';
-import { DiscordApiFake } from '../fakes/discord-api.fake';
+import { DiscordApiFake } from '@tollgate/platform-standins';
 
 const SCRIPT = join(__dirname, '..', '..', 'scripts', 'discord-register-commands.mjs');
 

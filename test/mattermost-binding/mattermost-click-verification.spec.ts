@@ -2,11 +2,7 @@ import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
 import { signAction } from '../../apps/mattermost-binding/src/inbound/action-signature';
 import { MattermostDriver } from '../contract/drivers/mattermost.driver';
 import type { ChatMessageView } from '../contract/platform-driver';
-import {
-  actionCallbackBody,
-  otherNonce,
-  tamperedContext,
-} from '../fakes/mattermost-inbound.payloads';
+import { actionCallbackBody, otherNonce, tamperedContext } from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { alice, bob } from '../support/commands';
 import { requestOutput, resolvedOutput, updateOutput } from '../support/outputs';

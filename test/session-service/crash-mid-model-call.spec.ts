@@ -1,5 +1,5 @@
 import { deriveSessionId } from '@tollgate/protocol';
-import { type ChatCompletionRequestBody, OpenAiApiFake } from '../fakes/openai-api.fake';
+import { type ChatCompletionRequestBody, OpenAiApiFake } from '@tollgate/platform-standins';
 import { freshConversation, response, userMessage } from '../support/commands';
 import { ModelGate } from '../support/model-gate';
 import { is } from '../support/nats';

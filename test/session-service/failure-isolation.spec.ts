@@ -1,7 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { deriveSessionId, DLQ_HEADERS, streamNames } from '@tollgate/protocol';
 import { Client } from 'pg';
-import { type ChatCompletionRequestBody, OpenAiApiFake } from '../fakes/openai-api.fake';
+import { type ChatCompletionRequestBody, OpenAiApiFake } from '@tollgate/platform-standins';
 import { freshConversation, response, userMessage } from '../support/commands';
 import { TEST_DATABASE_URL, withClient } from '../support/database';
 import { ModelGate } from '../support/model-gate';

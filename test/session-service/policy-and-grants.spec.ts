@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Conversation, deriveSessionId, type Person } from '@tollgate/protocol';
-import { OPENAI_FAKE_KEY, OpenAiApiFake } from '../fakes/openai-api.fake';
+import { OPENAI_FAKE_KEY, OpenAiApiFake } from '@tollgate/platform-standins';
 import { alice, bob, freshConversation, response, userMessage } from '../support/commands';
 import { TEST_DATABASE_URL } from '../support/database';
 import { is, TEST_NATS_URL } from '../support/nats';

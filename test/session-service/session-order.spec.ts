@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { deriveSessionId, SESSION_SERVICE_DURABLE, streamNames } from '@tollgate/protocol';
-import { type ChatCompletionRequestBody, OpenAiApiFake } from '../fakes/openai-api.fake';
+import { type ChatCompletionRequestBody, OpenAiApiFake } from '@tollgate/platform-standins';
 import { freshConversation, response, userMessage } from '../support/commands';
 import { withClient } from '../support/database';
 import { ModelGate } from '../support/model-gate';

@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { deriveSessionId, SESSION_SERVICE_DURABLE, streamNames } from '@tollgate/protocol';
-import { OpenAiApiFake } from '../fakes/openai-api.fake';
+import { OpenAiApiFake } from '@tollgate/platform-standins';
 import { freshConversation, userMessage } from '../support/commands';
 import { ModelGate } from '../support/model-gate';
 import { advisoryLocksHeld, backendsOf } from '../support/postgres-backends';

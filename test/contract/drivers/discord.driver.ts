@@ -11,7 +11,7 @@ import {
   type DiscordFault,
   type DiscordMethod,
   type FakeDiscordMessage,
-} from '../../fakes/discord-api.fake';
+} from '@tollgate/platform-standins';
 import {
   askCommandInteraction,
   buttonClickInteraction,
@@ -19,7 +19,7 @@ import {
   interactionToken,
   nextSnowflake,
   signDiscordRequest,
-} from '../../fakes/discord-signing';
+} from '@tollgate/platform-standins';
 import type {
   ButtonTamper,
   CallScope,
@@ -63,8 +63,6 @@ export class DiscordDriver implements PlatformDriver {
   readonly keys = generateDiscordKeyPair();
   /** Another app's key: what a forged request is signed with. */
   private readonly forger = generateDiscordKeyPair();
-  /** Ephemeral answers to interactions, which Discord shows their user alone. */
-  private readonly inlineNotices: PrivateNotice[] = [];
 
   async start(options: { port?: number } = {}): Promise<void> {
     await this.fake.start(options);
@@ -139,10 +137,7 @@ export class DiscordDriver implements PlatformDriver {
   }
 
   notices(): PrivateNotice[] {
-    return [
-      ...this.fake.notices.map((n) => ({ userId: n.userId, text: n.content })),
-      ...this.inlineNotices,
-    ];
+    return this.fake.notices.map((n) => ({ userId: n.userId, text: n.content }));
   }
 
   /**
@@ -235,9 +230,11 @@ export class DiscordDriver implements PlatformDriver {
     const interaction = JSON.parse(body) as {
       member?: { user?: { id?: string } };
       user?: { id?: string };
+      channel_id?: string;
     };
     const userId = interaction.member?.user?.id ?? interaction.user?.id;
-    if (userId !== undefined) this.inlineNotices.push({ userId, text: reply.data?.content ?? '' });
+    if (userId === undefined) return;
+    this.fake.showEphemeralResponse(userId, reply.data?.content ?? '', interaction.channel_id);
   }
 
   private sign(body: string, signing: Signing): Record<string, string> {

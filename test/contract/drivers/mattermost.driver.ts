@@ -8,12 +8,8 @@ import {
   type MattermostFault,
   type MattermostRoute,
   type PostAction,
-} from '../../fakes/mattermost-api.fake';
-import {
-  actionCallbackBody,
-  slashCommandBody,
-  tamperedContext,
-} from '../../fakes/mattermost-inbound.payloads';
+} from '@tollgate/platform-standins';
+import { actionCallbackBody, slashCommandBody, tamperedContext } from '@tollgate/platform-standins';
 import { alice, bob } from '../../support/commands';
 import { uniqueToken } from '../../support/unique';
 import type {

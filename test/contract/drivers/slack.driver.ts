@@ -7,15 +7,15 @@ import {
   type FakeSlackMessage,
   type SlackApiCall,
   type SlackFault,
-} from '../../fakes/slack-api.fake';
-import { actionsOf, textContent } from '../../fakes/slack-blocks';
+} from '@tollgate/platform-standins';
+import { actionsOf, textContent } from '@tollgate/platform-standins';
 import {
   appMentionEvent,
   blockActionsPayload,
   eventCallback,
   interactionFormBody,
-} from '../../fakes/slack-inbound.payloads';
-import { signSlackRequest } from '../../fakes/slack-signing';
+} from '@tollgate/platform-standins';
+import { signSlackRequest } from '@tollgate/platform-standins';
 import { uniqueToken } from '../../support/unique';
 import type {
   ButtonTamper,

@@ -4,7 +4,7 @@ import { ModelUnavailable } from '../../../apps/session-service/src/model/model-
 import { ProviderLimitedModelClient } from '../../../apps/session-service/src/model/provider-limited.model-client';
 import { ModelGate } from '../../support/model-gate';
 import { waitFor } from '../../support/wait-for';
-import { OPENAI_FAKE_KEY, OpenAiApiFake } from '../../fakes/openai-api.fake';
+import { OPENAI_FAKE_KEY, OpenAiApiFake } from '@tollgate/platform-standins';
 
 const TOOLS = [{ name: 'write_note', description: 'Stores a note' }];
 

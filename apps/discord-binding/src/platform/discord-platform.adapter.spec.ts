@@ -3,8 +3,8 @@ import {
   type Conversation,
   type ToolInteractionRequest,
 } from '@tollgate/protocol';
-import { DiscordApiFake } from '../../../../test/fakes/discord-api.fake';
-import { interactionToken } from '../../../../test/fakes/discord-signing';
+import { DiscordApiFake } from '@tollgate/platform-standins';
+import { interactionToken } from '@tollgate/platform-standins';
 import {
   DiscordPlatformAdapter,
   NOTICE_TOKEN_MAX_AGE_MS,

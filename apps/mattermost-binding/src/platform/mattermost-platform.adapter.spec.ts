@@ -3,7 +3,7 @@ import {
   type Conversation,
   type ToolInteractionRequest,
 } from '@tollgate/protocol';
-import { MattermostApiFake } from '../../../../test/fakes/mattermost-api.fake';
+import { MattermostApiFake } from '@tollgate/platform-standins';
 import { verifyActionContext } from '../inbound/action-signature';
 import { MattermostPlatformAdapter } from './mattermost-platform.adapter';
 

@@ -3,7 +3,7 @@ import {
   type Conversation,
   type ToolInteractionRequest,
 } from '@tollgate/protocol';
-import { SlackApiFake } from '../../../../test/fakes/slack-api.fake';
+import { SlackApiFake } from '@tollgate/platform-standins';
 import { SlackPlatformAdapter } from './slack-platform.adapter';
 
 const CHANNEL = 'C0ADAPTER';

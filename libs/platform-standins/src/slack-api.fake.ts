@@ -107,6 +107,13 @@ export interface SlackEphemeral {
 
 export type SlackFaultScope = FaultScope;
 
+/** What `SlackApiFake.snapshot` keeps. */
+export interface SlackApiFakeSnapshot {
+  readonly messages: Map<string, FakeSlackMessage>;
+  readonly ephemerals: SlackEphemeral[];
+  readonly tsSequence: number;
+}
+
 /**
  * A message someone other than the bot wrote: a person (e.g. the root of a thread the bot is
  * mentioned in), or another app when `bot_id` is given.
@@ -232,6 +239,25 @@ export class SlackApiFake {
     this.ephemeralLog = [];
     this.faults.clear();
     this.latencyMs = 0;
+  }
+
+  /**
+   * What the workspace holds (messages, ephemeral notices, the ts sequence), for `restore` in
+   * another process: the sandbox keeps its conversations across `npm start`s. Calls, faults and
+   * latency are not part of it. Holds Maps and Dates: store it with `v8.serialize`.
+   */
+  snapshot(): SlackApiFakeSnapshot {
+    return structuredClone({
+      messages: this.store,
+      ephemerals: this.ephemeralLog,
+      tsSequence: this.tsSequence,
+    });
+  }
+
+  restore(snapshot: SlackApiFakeSnapshot): void {
+    this.store = structuredClone(snapshot.messages);
+    this.ephemeralLog = structuredClone(snapshot.ephemerals);
+    this.tsSequence = Math.max(this.tsSequence, snapshot.tsSequence);
   }
 
   /**

@@ -105,10 +105,22 @@ export interface DiscordNotice {
   /** Who sees it: the interaction's user, or the DM's recipient. */
   userId: string;
   content: string;
-  via: 'ephemeral_followup' | 'dm';
+  via: 'ephemeral_followup' | 'ephemeral_response' | 'dm';
   /** The channel it shows in (the interaction's channel, or the DM channel). */
   channelId?: string;
   at: Date;
+}
+
+/** What `DiscordApiFake.snapshot` keeps. */
+export interface DiscordApiFakeSnapshot {
+  readonly messages: Map<string, FakeDiscordMessage>;
+  readonly nonces: Map<string, { messageId: string; at: number }>;
+  readonly notices: DiscordNotice[];
+  readonly originals: Map<string, { content: string; edits: number }>;
+  readonly followups: Array<{ token: string; content: string; flags: number; at: Date }>;
+  readonly interactions: Map<string, DiscordInteractionIssue>;
+  readonly dmChannels: Map<string, string>;
+  readonly idSequence: bigint;
 }
 
 /** A registered application command, as Discord answers it. */
@@ -227,6 +239,36 @@ export class DiscordApiFake {
   }
 
   /**
+   * What the guild holds (messages, notices, interaction responses, nonces, DM channels, the id
+   * sequence), for `restore` in another process: the sandbox keeps its conversations across
+   * `npm start`s. Calls, faults and latency are not part of it. Store it with `v8.serialize`.
+   */
+  snapshot(): DiscordApiFakeSnapshot {
+    return structuredClone({
+      messages: this.store,
+      nonces: this.nonces,
+      notices: this.noticeLog,
+      originals: this.originals,
+      followups: this.followups,
+      interactions: this.interactions,
+      dmChannels: this.dmChannels,
+      idSequence: this.idSequence,
+    });
+  }
+
+  restore(snapshot: DiscordApiFakeSnapshot): void {
+    const copy = structuredClone(snapshot);
+    this.store = copy.messages;
+    this.nonces = copy.nonces;
+    this.noticeLog = copy.notices;
+    this.originals = copy.originals;
+    this.followups = copy.followups;
+    this.interactions = copy.interactions;
+    this.dmChannels = copy.dmChannels;
+    if (copy.idSequence > this.idSequence) this.idSequence = copy.idSequence;
+  }
+
+  /**
    * Tells the fake that Discord sent the binding an interaction: its token then belongs to
    * `userId`, so an ephemeral follow-up on it is a notice to that person.
    */
@@ -276,6 +318,20 @@ export class DiscordApiFake {
 
   get notices(): DiscordNotice[] {
     return structuredClone(this.noticeLog);
+  }
+
+  /**
+   * An ephemeral answer to an interaction (type 4, flag 64), which the caller of the
+   * interactions endpoint saw: Discord shows it to that user alone, like a follow-up.
+   */
+  showEphemeralResponse(userId: string, content: string, channelId?: string): void {
+    this.noticeLog.push({
+      userId,
+      content,
+      via: 'ephemeral_response',
+      ...(channelId === undefined ? {} : { channelId }),
+      at: new Date(),
+    });
   }
 
   /** What an interaction's `@original` response says now (e.g. the /ask acknowledgement). */

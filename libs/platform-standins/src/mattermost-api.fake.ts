@@ -109,6 +109,14 @@ export interface MattermostEphemeral {
 
 export type MattermostFaultScope = FaultScope;
 
+/** What `MattermostApiFake.snapshot` keeps. */
+export interface MattermostApiFakeSnapshot {
+  readonly posts: Map<string, FakeMattermostPost>;
+  readonly ephemerals: MattermostEphemeral[];
+  readonly memberships: Map<string, Set<string>>;
+  readonly lastCreateAt: number;
+}
+
 export interface MattermostUserPost {
   channel_id: string;
   user_id: string;
@@ -199,6 +207,28 @@ export class MattermostApiFake {
     this.faults.clear();
     this.latencyMs = 0;
     this.editTimeLimitMs = undefined;
+  }
+
+  /**
+   * What the server holds (posts with their stored integrations, ephemeral posts, channel
+   * members), for `restore` in another process: the sandbox keeps its conversations across
+   * `npm start`s. Calls, faults and latency are not part of it. Store it with `v8.serialize`.
+   */
+  snapshot(): MattermostApiFakeSnapshot {
+    return structuredClone({
+      posts: this.store,
+      ephemerals: this.ephemeralLog,
+      memberships: this.memberships,
+      lastCreateAt: this.lastCreateAt,
+    });
+  }
+
+  restore(snapshot: MattermostApiFakeSnapshot): void {
+    const copy = structuredClone(snapshot);
+    this.store = copy.posts;
+    this.ephemeralLog = copy.ephemerals;
+    this.memberships = copy.memberships;
+    this.lastCreateAt = Math.max(this.lastCreateAt, copy.lastCreateAt);
   }
 
   /**
