@@ -40,6 +40,10 @@ import type { SessionDeps } from './session/domain/session-deps';
 import { TOOL_POLICY, TOOL_REGISTRY, type ToolRegistry } from './tools/tool-registry';
 import type { ToolPolicy } from './tools/tool-policy';
 import { TOOL_GRANTS, type ToolGrants } from './session/domain/tool-grants.port';
+import { PromptTimerRepository } from './journal/prompt-timer.repository';
+import { decidePromptTimer } from './session/domain/prompt-timer.decider';
+import { promptTimerKey } from './session/domain/prompt-timer';
+import { PromptTimerPoller } from './timers/prompt-timer.poller';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -54,6 +58,7 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 export class SessionRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private relay?: OutboxRelay;
   private scheduler?: SessionScheduler;
+  private timers?: PromptTimerPoller;
   private recovered?: Promise<unknown>;
   private housekeeping?: NodeJS.Timeout;
   private stopping = false;
@@ -105,11 +110,15 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
   private becomeActive(dataSource: DataSource): void {
     const subjects = new Subjects(this.config.TOLLGATE_SUBJECT_PREFIX);
     const channel = `outbox_${this.config.DATABASE_SCHEMA}`;
+    // TOLLGATE_TEST_CLOCK_OFFSET_MS is test-only: unset, this is the wall clock.
+    const offsetMs = this.config.TOLLGATE_TEST_CLOCK_OFFSET_MS ?? 0;
+    const clock = () => new Date(Date.now() + offsetMs);
     const store = new SessionStore(
       dataSource,
       subjects,
       channel,
       failpointFor(this.config.TOLLGATE_FAILPOINT),
+      () => clock().toISOString(),
     );
     this.relay = new OutboxRelay({
       dataSource,
@@ -147,6 +156,20 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       scheduler.resume(inFlight, await store.inbox());
     });
     this.recovered = recovered;
+    this.timers = new PromptTimerPoller({
+      repository: new PromptTimerRepository(dataSource),
+      fire: ({ sessionId, timer }) => {
+        const key = promptTimerKey(sessionId, timer);
+        return scheduler.submitTimer(sessionId, () =>
+          store.decide(sessionId, key, (recorder) => decidePromptTimer(recorder, timer, key, deps)),
+        );
+      },
+      logger: this.logger,
+      now: clock,
+      intervalMs: this.config.TOLLGATE_TIMER_POLL_MS,
+    });
+    // After recovery, so a timer due during the outage follows the refresh of its prompt.
+    void recovered.then(() => this.timers?.start());
     void this.consumers.run(
       sessionServiceConsumer(this.config.TOLLGATE_SUBJECT_PREFIX, this.config.TOLLGATE_ACK_WAIT_MS),
       commandMessageHandler(subjects, scheduler, this.logger),
@@ -227,6 +250,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.housekeeping);
+    this.timers?.stop();
     // A standby has nothing to finish: stop waiting for the lock at once.
     if (this.leader.role === 'standby') await this.leader.release();
     await this.consumers.beforeApplicationShutdown();

@@ -26,6 +26,13 @@ const ownShape = {
   MODEL_GIVE_UP_MS: integer(0, 86_400_000).default(300_000),
   /** Test-only: kill the process right after this checkpoint commits (crash scenarios). */
   TOLLGATE_FAILPOINT: z.enum(['approval-resolved', 'tool-starting', 'model-calling']).optional(),
+  /** S22: how often due reminders and deadlines are looked for. */
+  TOLLGATE_TIMER_POLL_MS: integer(100, 3_600_000).default(5_000),
+  /**
+   * Test-only: runs the service's clock this far ahead (journal times, due timers), so a
+   * process-level test reaches a deadline without waiting for it.
+   */
+  TOLLGATE_TEST_CLOCK_OFFSET_MS: integer(0, 100_000_000_000).optional(),
 };
 
 export type SessionServiceConfig = BaseConfig & {
@@ -40,6 +47,8 @@ export type SessionServiceConfig = BaseConfig & {
   MODEL_RETRY_MAX_MS: number;
   MODEL_GIVE_UP_MS: number;
   TOLLGATE_FAILPOINT?: CheckpointName;
+  TOLLGATE_TIMER_POLL_MS: number;
+  TOLLGATE_TEST_CLOCK_OFFSET_MS?: number;
 };
 
 export function loadSessionServiceConfig(env: NodeJS.ProcessEnv): SessionServiceConfig {

@@ -89,12 +89,17 @@ export interface PlatformAdapter {
     text: string,
     near?: MessageRef,
   ): Promise<void>;
-  /** A reply in the conversation; `outputId` lets a retry find a post that timed out. */
+  /**
+   * A reply in the conversation; `outputId` lets a retry find a post that timed out. `mention`
+   * (a reminder's requester) is shown first as the platform's real mention, so it notifies
+   * them; the text itself stays inert.
+   */
   postText(
     conversation: Conversation,
     text: string,
     role: TextRole,
     outputId: string,
+    mention?: Person,
   ): Promise<MessageRef>;
   /**
    * Finds a prompt already posted for this target (a post that timed out after the platform

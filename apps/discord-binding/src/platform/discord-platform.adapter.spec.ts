@@ -128,6 +128,25 @@ describe('DiscordPlatformAdapter against the Discord API fake', () => {
     expect(textNonce('discord-abc:9:0')).not.toBe(textNonce('discord-abc:8:0'));
   });
 
+  it('S22 a text addressed to a person pings that person only; the text stays inert', async () => {
+    const where = conversation();
+    const ada = { id: '412345678901234567', displayName: 'ada' };
+    await adapter.postText(where, 'Reminder @everyone <@1>', 'notice', 'discord-abc:10:0', ada);
+    await adapter.postText(where, 'Reminder', 'notice', 'discord-abc:11:0');
+    const [addressed, plain] = fake.callsTo('createMessage').map((c) => c.body) as {
+      content: string;
+      allowed_mentions: unknown;
+    }[];
+    expect(addressed?.content.startsWith('<@412345678901234567> ')).toBe(true);
+    expect(addressed?.content).not.toContain('@everyone');
+    expect(addressed?.content).not.toContain('<@1>');
+    expect(addressed?.allowed_mentions).toEqual({ parse: [], users: ['412345678901234567'] });
+    expect(plain).toMatchObject({
+      content: 'Reminder',
+      allowed_mentions: { parse: [], users: [] },
+    });
+  });
+
   it('a notice is an ephemeral follow-up on the person’s recent interaction there', async () => {
     const where = conversation();
     const token = interactionToken();

@@ -6,6 +6,7 @@ import { Routes } from 'discord-api-types/v10';
 import {
   CONTENT_LIMIT,
   CUSTOM_ID_PREFIX,
+  mention,
   renderDiscordPrompt,
   renderDiscordText,
 } from '../rendering/discord-prompt.renderer';
@@ -111,13 +112,17 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
     text: string,
     _role: TextRole,
     outputId: string,
+    addressee?: Person,
   ): Promise<MessageRef> {
     const posted = (await this.rest.post(Routes.channelMessages(conversation.channelId), {
       body: {
-        content: contentOf(text),
+        content: addressee
+          ? truncate(`${mention(addressee)} ${renderDiscordText(text)}`)
+          : contentOf(text),
         nonce: textNonce(outputId),
         enforce_nonce: true,
-        allowed_mentions: { parse: [] },
+        // Only the person Tollgate addresses is notified; nothing in the text can ping.
+        allowed_mentions: { parse: [], users: mentionedUsers(addressee) },
       },
     })) as PostedMessage;
     return { channelId: posted.channel_id, messageId: posted.id };
@@ -213,6 +218,11 @@ function digest(text: string): string {
 }
 
 /** Text from the session (a reply, a notice) as content: inert first, then cut to fit. */
+/** A snowflake is a real Discord user, whom `allowed_mentions` may let the post notify. */
+function mentionedUsers(addressee: Person | undefined): string[] {
+  return addressee && /^\d{1,20}$/.test(addressee.id) ? [addressee.id] : [];
+}
+
 function contentOf(text: string): string {
   return truncate(renderDiscordText(text));
 }

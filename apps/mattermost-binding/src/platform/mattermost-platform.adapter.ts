@@ -106,11 +106,12 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     text: string,
     _role: TextRole,
     outputId: string,
+    addressee?: Person,
   ): Promise<MessageRef> {
     const created = await this.client.createPost({
       channel_id: conversation.channelId,
       root_id: conversation.threadId,
-      message: truncateRunes(renderMattermostText(text), MESSAGE_RUNE_LIMIT),
+      message: truncateRunes(renderMattermostText(text, addressee), MESSAGE_RUNE_LIMIT),
       props: { [OUTPUT_ID_PROP]: outputId },
     });
     return { channelId: created.channel_id || conversation.channelId, messageId: created.id };

@@ -203,3 +203,13 @@ describe('X5 — Mattermost: text cannot ping or forge links', () => {
     expect(render({ kind: 'pending', request }).message).not.toContain('sub-agent');
   });
 });
+
+describe('S22 a text addressed to a person (a reminder)', () => {
+  it('S22 starts with the real @username mention of its addressee; the text stays inert', () => {
+    const text = renderMattermostText('Reminder @channel @bob', { id: 'u1', displayName: 'ada' });
+    expect(text.startsWith('@ada ')).toBe(true);
+    expect(text).not.toContain('@channel');
+    expect(text).not.toContain('@bob');
+    expect(renderMattermostText('Reminder')).toBe('Reminder');
+  });
+});

@@ -54,7 +54,16 @@ type Item =
       readonly command: SessionCommand;
       readonly position: Promise<string | undefined>;
     }
-  | { readonly kind: 'recover' };
+  | { readonly kind: 'recover' }
+  /**
+   * S22: a prompt timer's decision, in line with the session's commands. It carries its own
+   * ledger key, so `done` settles once it was decided, found a duplicate or a quarantine.
+   */
+  | {
+      readonly kind: 'timer';
+      readonly decide: () => Promise<DecisionResult>;
+      readonly done: Deferred<void>;
+    };
 
 interface Worker {
   readonly sessionId: string;
@@ -129,6 +138,22 @@ export class SessionScheduler {
     }
   }
 
+  /**
+   * S22: decides a due prompt timer when the session's turn comes, ordered with its commands.
+   * Resolves once the timer is settled; rejects when it was not, so its row is tried again.
+   */
+  submitTimer(sessionId: string, decide: () => Promise<DecisionResult>): Promise<void> {
+    const done = deferred<void>();
+    if (this.stopping) {
+      done.reject(new Error('the scheduler is stopping'));
+      return done.promise;
+    }
+    const worker = this.workers.get(sessionId) ?? this.worker(sessionId);
+    worker.queue.push({ kind: 'timer', decide, done });
+    this.start(worker);
+    return done.promise;
+  }
+
   /** Sessions with a turn being decided right now. */
   get turnsInFlight(): number {
     return this.active;
@@ -186,7 +211,8 @@ export class SessionScheduler {
       // and the item is dropped rather than retried in a tight loop.
       if (!this.stopping) {
         this.logger.error({ err: error, sessionId: worker.sessionId }, 'session worker failed');
-        worker.queue.shift();
+        const dropped = worker.queue.shift();
+        if (dropped?.kind === 'timer') dropped.done.reject(error);
       }
     } finally {
       worker.started = false;
@@ -219,6 +245,41 @@ export class SessionScheduler {
         return this.decideQueued(worker, item);
       case 'recover':
         return this.settle(worker.sessionId, 'recovery of a turn left in flight');
+      case 'timer':
+        return this.decideTimer(worker, item);
+    }
+  }
+
+  private async decideTimer(worker: Worker, item: Extract<Item, { kind: 'timer' }>): Promise<void> {
+    try {
+      await item.decide();
+      item.done.resolve();
+    } catch (error) {
+      if (error instanceof PartiallyCommittedDecision) {
+        // Its ledger row committed: the timer is spent, and its turn is recovered here.
+        item.done.resolve();
+        return this.afterPartialTimer(worker.sessionId, error);
+      }
+      if (error instanceof SessionUnreplayable) {
+        await this.quarantine(worker.sessionId, error);
+        item.done.resolve();
+        return;
+      }
+      item.done.reject(error);
+    }
+  }
+
+  private async afterPartialTimer(sessionId: string, error: PartiallyCommittedDecision) {
+    if (isTransient(error)) return this.settle(sessionId, 'a timer decision that failed part-way');
+    this.logger.error(
+      { err: error.cause, sessionId },
+      'a timer decision failed after a partial commit and cannot be retried; ending its turn',
+    );
+    try {
+      await this.options.failInFlight(sessionId, { onDispatched: this.dispatched });
+    } catch (failure) {
+      this.logger.warn({ err: failure, sessionId }, 'ending the failed turn failed too');
+      await this.settle(sessionId, 'a turn whose failure could not be recorded');
     }
   }
 

@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { PromptTimers1796122000000 } from './prompt-timers.migration';
 import { CommandLedgerPlatform1764806400000 } from './command-ledger-platform.migration';
 
 /**
@@ -134,4 +135,5 @@ export const SESSION_SERVICE_MIGRATIONS = [
   SessionsInFlight1764547200000,
   CommandLedgerPlatform1764806400000,
   SessionEngine1796000000000,
+  PromptTimers1796122000000,
 ];

@@ -10,6 +10,7 @@ import { projectAlwaysGrants } from '../grants/always-grants.projection';
 import { type Failpoint, noFailpoint } from './failpoint';
 import type { SessionCommand, SubAgentCommand, SubAgentParent } from '../session/domain/sub-agent';
 import { subAgentResultId } from '../session/domain/sub-agent';
+import { cancelPromptTimers, schedulePromptTimers } from './prompt-timer.repository';
 
 /** Advisory-lock class of "one writer at a time per session" (second key: hash of the id). */
 const SESSION_LOCK_CLASS = 0x7017;
@@ -500,6 +501,7 @@ export class SessionStore {
         { state: recorder.current, settledBefore: previous.settledCalls },
       ]);
       await projectAlwaysGrants(manager, recorder.current, events);
+      await schedulePromptTimers(manager, sessionId, events);
     }
     if (outputs.length > 0) {
       await this.enqueue(manager, outputs);
@@ -648,6 +650,11 @@ export class SessionStore {
     if (key(before) !== key(after)) {
       const pending = pendingCalls(after.turn);
       await manager.query(`DELETE FROM pending_approvals WHERE session_id = $1`, [after.sessionId]);
+      // S22: a prompt no longer pending takes its reminders and deadline with it.
+      const still = pending.map((p) => p.callId);
+      if (pendingCalls(before.turn).some((p) => !still.includes(p.callId))) {
+        await cancelPromptTimers(manager, after.sessionId, still);
+      }
       if (pending.length > 0) {
         await manager.query(
           `INSERT INTO pending_approvals (session_id, call_id, requested_seq)

@@ -85,11 +85,12 @@ export class SlackPlatformAdapter implements PlatformAdapter {
     text: string,
     _role: TextRole,
     outputId: string,
+    mention?: Person,
   ): Promise<MessageRef> {
     const result = await this.client.chat.postMessage({
       channel: conversation.channelId,
       ...threadOf(conversation),
-      text: truncate(renderSlackText(text)),
+      text: truncate(renderSlackText(text, mention)),
       metadata: { event_type: TEXT_METADATA_TYPE, event_payload: { outputId } },
     });
     return { channelId: result.channel ?? conversation.channelId, messageId: result.ts ?? '' };

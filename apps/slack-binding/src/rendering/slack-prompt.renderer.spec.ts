@@ -147,3 +147,13 @@ describe('X5 — Slack: text cannot ping or forge links', () => {
     );
   });
 });
+
+describe('S22 a text addressed to a person (a reminder)', () => {
+  it('S22 starts with the real mention of its addressee; the text stays inert', () => {
+    const text = renderSlackText('Reminder <!channel> <@U0OTHER>', { id: 'U0S22ADA' });
+    expect(text.startsWith('<@U0S22ADA> ')).toBe(true);
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('<@U0OTHER>');
+    expect(renderSlackText('Reminder')).toBe('Reminder');
+  });
+});

@@ -90,9 +90,12 @@ function escape(text: string): string {
   return breakMentions(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
 }
 
-/** A reply or notice (model- or session-written) as inert mrkdwn, for a plain post. */
-export function renderSlackText(text: string): string {
-  return escape(text);
+/**
+ * A reply or notice (model- or session-written) as inert mrkdwn, for a plain post; the person
+ * Tollgate addresses (a reminder's requester) goes first as a real `<@U…>` mention.
+ */
+export function renderSlackText(text: string, addressee?: Person): string {
+  return addressee ? `${mention(addressee)} ${escape(text)}` : escape(text);
 }
 
 function plain(mrkdwn: string): string {

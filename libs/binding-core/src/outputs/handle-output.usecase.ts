@@ -365,7 +365,8 @@ export class HandleOutput {
     // the reply.
     const find = adapter.findPostedText?.bind(adapter);
     const delivery = await this.deliverOnce(output, 'text', log, {
-      deliver: () => adapter.postText(output.conversation, output.text, output.role, output.id),
+      deliver: () =>
+        adapter.postText(output.conversation, output.text, output.role, output.id, output.mention),
       ...(find === undefined ? {} : { find: () => find(output.conversation, output.id) }),
     });
     return delivery.kind === 'already_delivered'

@@ -78,6 +78,11 @@ export type SessionEvent =
       readonly turnContext?: TurnContext;
       /** The output as first published, re-sent whole with every refresh. */
       readonly request: ToolInteractionRequest;
+      /**
+       * S22: the reminders and deadline the policy set, as instants fixed when the prompt was
+       * requested (a later policy change does not move them). Absent: no timeout.
+       */
+      readonly timers?: PromptTimers;
     }
   | {
       readonly type: 'ToolApprovalResolved';
@@ -129,6 +134,13 @@ export type SessionEvent =
       readonly childSessionId: string;
       readonly outcome: 'ok' | 'failed';
     }
+  /** S22: a reminder of a prompt still pending was posted (once: `commandId` is its key). */
+  | {
+      readonly type: 'ToolApprovalReminded';
+      readonly commandId: string;
+      readonly callId: string;
+      readonly reminder: number;
+    }
   | { readonly type: 'SessionRecovered'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'PendingApprovalsReannounced'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'TurnCompleted'; readonly reply: string }
@@ -144,6 +156,13 @@ export type SessionEvent =
     };
 
 export type SessionEventType = SessionEvent['type'];
+
+/** S22: a prompt's timers, as ISO instants. */
+export interface PromptTimers {
+  /** Ascending; reminder n (from 1) is due at `remindAt[n - 1]`. */
+  readonly remindAt: readonly string[];
+  readonly deadline?: { readonly at: string; readonly onDeadline: 'deny' | 'expire' };
+}
 
 export interface JournaledEvent {
   readonly seq: number;

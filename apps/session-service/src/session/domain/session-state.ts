@@ -252,6 +252,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
     case 'SessionRecovered':
       return { ...state, turn: markRecovered(state.turn) };
     case 'PendingApprovalsReannounced':
+    case 'ToolApprovalReminded':
       return state;
     case 'TurnCompleted':
       return {

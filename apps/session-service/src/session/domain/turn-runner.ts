@@ -10,6 +10,7 @@ import { ToolArgumentError } from '../../tools/tool';
 import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
 import { awaitingSubAgents, sessionTools, startSubAgent } from './sub-agent.runner';
 import { DELEGATE_TOOL } from './sub-agent';
+import { deadlineResult, promptTimersAt } from './prompt-timer';
 
 const RESULT_DENIED = 'denied';
 const RESULT_REFUSED = 'refused by policy';
@@ -121,6 +122,7 @@ async function startBatch(
       options: [...entry.options],
     });
     if (request.type !== 'ToolInteractionRequest') throw new Error('unreachable');
+    const timers = promptTimersAt(entry.timers, request.occurredAt);
     recorder.record(
       {
         type: 'ToolApprovalRequested',
@@ -132,6 +134,7 @@ async function startBatch(
         principal: request.principal,
         options: request.options,
         request,
+        ...(timers ? { timers } : {}),
       },
       [request],
     );
@@ -220,7 +223,8 @@ async function contextOf(
 
 /** A call whose prompt could never be shown reads so in the reply, not as a denial. */
 function deniedResult(optionKey: string | undefined): string {
-  return optionKey === UNDELIVERABLE_OPTION_KEY ? RESULT_UNDELIVERABLE : RESULT_DENIED;
+  if (optionKey === UNDELIVERABLE_OPTION_KEY) return RESULT_UNDELIVERABLE;
+  return deadlineResult(optionKey) ?? RESULT_DENIED;
 }
 
 /**

@@ -6,7 +6,7 @@ import { redrive } from './turn-runner';
 import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
 
 /** Who "resolved" a call nobody could see: the service itself, named in the journal. */
-const TOLLGATE = { id: 'tollgate', displayName: 'Tollgate' } as const;
+export const TOLLGATE = { id: 'tollgate', displayName: 'Tollgate' } as const;
 
 /**
  * A binding could never show this call's prompt (PROTOCOL.md §4, `ToolInteractionUndeliverable`):

@@ -111,9 +111,8 @@ export class SessionGiven {
     });
   }
 
-  private async decide(
-    decision: (recorder: SessionRecorder) => Promise<void> | void,
-  ): Promise<Decision> {
+  /** Any decision, as the store would run it (S22 drives timers through it). */
+  async decide(decision: (recorder: SessionRecorder) => Promise<void> | void): Promise<Decision> {
     this.decisions += 1;
     const now = new Date(START + this.decisions * 60_000).toISOString();
     // The history is read as the store reads it: only its events, only up to the state.
