@@ -265,6 +265,11 @@ describe('S22 — prompt timers against PostgreSQL', () => {
     const { conversation, sessionId } = await pendingPrompt();
     await main.scheduler.submit(first(conversation));
     await waitFor('the timers cancelled', async () => (await timers(sessionId)).length === 0);
+    // The timers go with the first commit; the turn goes on after it. Counted once it is over.
+    await waitFor(
+      'the turn to complete',
+      async () => (await eventsOf(sessionId, 'TurnCompleted')).length > 0,
+    );
     const before = await main.dataSource.query<{ n: string }[]>(
       `SELECT count(*) AS n FROM session_events WHERE session_id = $1`,
       [sessionId],
