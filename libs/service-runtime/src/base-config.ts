@@ -73,6 +73,8 @@ function baseShape(service: ServiceName) {
     // A consumer with messages waiting and nothing settled for this long is not ready.
     TOLLGATE_STALL_AFTER_MS: integer(1_000, 86_400_000).default(120_000),
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
+    // A handler still running after this long is abandoned and its message retried.
+    TOLLGATE_HANDLER_TIMEOUT_MS: integer(100, 86_400_000).default(300_000),
   };
 }
 
