@@ -24,6 +24,8 @@ export interface WholeSystemOptions {
    * service exits on purpose when it loses its leader lock).
    */
   readonly supervise?: boolean;
+  /** A subject prefix provisioned beforehand; a fresh one otherwise. */
+  readonly prefix?: string;
 }
 
 /** One running process of the system, restarted in place (same port) by the supervisor. */
@@ -53,7 +55,7 @@ export class WholeSystem {
   private nc?: NatsConnection;
 
   private constructor(private readonly options: WholeSystemOptions) {
-    this.prefix = uniqueToken(options.label).slice(0, 24);
+    this.prefix = options.prefix ?? uniqueToken(options.label).slice(0, 24);
   }
 
   static async start(options: WholeSystemOptions): Promise<WholeSystem> {
@@ -161,7 +163,7 @@ export class WholeSystem {
 
   /** Messages waiting or unacknowledged on every durable of the prefix. */
   async backlog(): Promise<number> {
-    this.nc ??= await connectTestNats(this.options.natsUrl.split(',')[0]);
+    this.nc ??= await connectTestNats(this.options.natsUrl.split(','));
     const jsm = await jetstreamManager(this.nc);
     const names = streamNames(this.prefix);
     let total = 0;
