@@ -13,6 +13,8 @@ import { PLATFORMS, WholeSystem } from '../support/whole-system.fixture';
  */
 const PROMPTS = Number(process.env.TOLLGATE_FAULT_PROMPTS ?? 60);
 const FLOW_TIMEOUT_MS = 120_000 + PROMPTS * 600;
+/** TOLLGATE_FAULT_DURING_ASKS=1: the fault may also hit people still asking (see runPromptFlow). */
+const FAULT_DURING_ASKS = process.env.TOLLGATE_FAULT_DURING_ASKS === '1';
 
 function report(scenario: string, figures: FlowFigures): void {
   const line = JSON.stringify({ scenario, ...figures });
@@ -58,6 +60,7 @@ describe('R6 — infrastructure faults with prompts in flight (process)', () => 
     const figures = await runPromptFlow(system, {
       count: PROMPTS,
       timeoutMs: FLOW_TIMEOUT_MS,
+      faultDuringAsks: FAULT_DURING_ASKS,
       fault: async () => {
         await server.stop();
         await server.restart();
@@ -80,6 +83,7 @@ describe('R6 — infrastructure faults with prompts in flight (process)', () => 
     const figures = await runPromptFlow(system, {
       count: PROMPTS,
       timeoutMs: FLOW_TIMEOUT_MS,
+      faultDuringAsks: FAULT_DURING_ASKS,
       fault: async () => {
         await server.crash();
         await server.restart();
@@ -102,6 +106,7 @@ describe('R6 — infrastructure faults with prompts in flight (process)', () => 
     const figures = await runPromptFlow(system, {
       count: PROMPTS,
       timeoutMs: FLOW_TIMEOUT_MS,
+      faultDuringAsks: FAULT_DURING_ASKS,
       fault: async () => {
         await Promise.all(
           PLATFORMS.map((platform) => running.kill(running.bindingMembers(platform)[1])),

@@ -52,9 +52,9 @@ const ranTwice = (m: ChatMessageView) =>
 /**
  * Drives `count` approval prompts through chat, spread over the three platforms: a person asks
  * for a gated tool, the prompt appears, they approve it, the prompt shows the decision and the
- * tool's reply (or the notice that it was interrupted) follows. `fault` runs once `faultAfter` of the prompts have been clicked; the
- * flow then waits until every prompt has converged (or `timeoutMs` passes) and counts what
- * went missing or showed up twice.
+ * tool's reply (or the notice that it was interrupted) follows. `fault` runs once every ask was
+ * accepted and `faultAfter` of the prompts have been clicked; the flow then waits until every
+ * prompt has converged (or `timeoutMs` passes) and counts what went missing or showed up twice.
  */
 export async function runPromptFlow(
   system: WholeSystem,
@@ -62,8 +62,21 @@ export async function runPromptFlow(
     count,
     fault,
     faultAfter = 1 / 3,
+    faultDuringAsks = false,
     timeoutMs,
-  }: { count: number; fault: () => Promise<void>; faultAfter?: number; timeoutMs: number },
+  }: {
+    count: number;
+    fault: () => Promise<void>;
+    faultAfter?: number;
+    /**
+     * Let the fault come while people are still asking. Off by default: a Discord binding
+     * answers an ask before JetStream has it, so an ask made during a NATS outage can vanish
+     * without an error anyone could retry on (issue 11, R1), which is not what these
+     * scenarios measure.
+     */
+    faultDuringAsks?: boolean;
+    timeoutMs: number;
+  },
 ): Promise<FlowFigures> {
   const prompts: Prompt[] = Array.from({ length: count }, (_, index) => {
     const platform = PLATFORMS[index % PLATFORMS.length];
@@ -159,7 +172,8 @@ export async function runPromptFlow(
       }
     }
     const clicked = prompts.filter((p) => p.phase === 'clicked' || p.phase === 'done').length;
-    if (!faulted && clicked >= Math.ceil(count * faultAfter)) {
+    const asked = prompts.every((p) => p.phase !== 'new');
+    if (!faulted && (asked || faultDuringAsks) && clicked >= Math.ceil(count * faultAfter)) {
       faultAt = Date.now();
       faulted = fault();
     }
