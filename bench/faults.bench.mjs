@@ -2,7 +2,7 @@
 // the three platforms, once per fault (NATS restarted, PostgreSQL restarted, a replica of each
 // binding SIGKILLed), and the figures of each: lost, doubled, time to converge.
 // Usage: npm run bench:faults [-- --prompts 1000] [-- -t "R6 NATS"]
-// TOLLGATE_FAULT_DURING_ASKS=1 lets the fault also hit people still asking (see prompt-flow.ts).
+// TOLLGATE_FAULT_DURING_ASKS=0 holds the fault until every ask was taken (see prompt-flow.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -149,6 +149,7 @@ export class MattermostApiFake {
   private latencyMs = 0;
   // Never reset: a time handed out before reset() must stay ordered after it.
   private lastCreateAt = 0;
+  private editTimeLimitMs?: number;
 
   constructor(options: Partial<typeof MATTERMOST_FAKE_DEFAULTS> = {}) {
     this.config = { ...MATTERMOST_FAKE_DEFAULTS, ...options };
@@ -197,6 +198,7 @@ export class MattermostApiFake {
     this.memberships = new Map();
     this.faults.clear();
     this.latencyMs = 0;
+    this.editTimeLimitMs = undefined;
   }
 
   /**
@@ -417,6 +419,13 @@ export class MattermostApiFake {
   private editPost(id: string, body: Record<string, unknown>, how: 'update' | 'patch'): Answer {
     const post = this.store.get(id);
     if (!post) return notFound();
+    if (this.editTimeLimitMs !== undefined && Date.now() - post.create_at > this.editTimeLimitMs) {
+      return error(
+        400,
+        'api.post.update_post.permissions_time_limit.app_error',
+        'Edit time limit exceeded',
+      );
+    }
     if (str(body.id) !== undefined && body.id !== id) {
       return error(400, 'api.context.invalid_body_param.app_error', 'id');
     }
@@ -436,6 +445,19 @@ export class MattermostApiFake {
     post.edits += 1;
     post.history.push({ message, props: structuredClone(props), at });
     return ok(200, wire(post));
+  }
+
+  /** Removes a post, as its author deleting it would; false when there was none. */
+  deletePost(id: string): boolean {
+    return this.store.delete(id);
+  }
+
+  /**
+   * `ServiceSettings.PostEditTimeLimit`: posts older than this can no longer be edited (400
+   * `api.post.update_post.permissions_time_limit.app_error`); unlimited when undefined.
+   */
+  setEditTimeLimitMs(ms: number | undefined): void {
+    this.editTimeLimitMs = ms;
   }
 
   private thread(id: string): Answer {

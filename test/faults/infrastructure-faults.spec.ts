@@ -13,8 +13,8 @@ import { PLATFORMS, WholeSystem } from '../support/whole-system.fixture';
  */
 const PROMPTS = Number(process.env.TOLLGATE_FAULT_PROMPTS ?? 60);
 const FLOW_TIMEOUT_MS = 120_000 + PROMPTS * 600;
-/** TOLLGATE_FAULT_DURING_ASKS=1: the fault may also hit people still asking (see runPromptFlow). */
-const FAULT_DURING_ASKS = process.env.TOLLGATE_FAULT_DURING_ASKS === '1';
+/** TOLLGATE_FAULT_DURING_ASKS=0: the fault waits until every ask was taken. */
+const FAULT_DURING_ASKS = process.env.TOLLGATE_FAULT_DURING_ASKS !== '0';
 
 function report(scenario: string, figures: FlowFigures): void {
   const line = JSON.stringify({ scenario, ...figures });

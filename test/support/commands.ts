@@ -6,6 +6,8 @@ import {
   type Person,
   type Platform,
   type ToolInteractionResponse,
+  type ToolInteractionUndeliverable,
+  undeliverableCommandId,
   type UserMessage,
 } from '@tollgate/protocol';
 import { uniqueToken } from './unique';
@@ -62,4 +64,19 @@ export function response(
 
 export function join(conversation: Conversation): JoinSession {
   return { type: 'JoinSession', ...envelope(conversation) };
+}
+
+/** A binding giving up on a Request (PROTOCOL.md §4); its id derives from the Request's. */
+export function undeliverable(
+  conversation: Conversation,
+  callId: string,
+  requestOutputId: string,
+  reason = 'channel_not_found',
+): ToolInteractionUndeliverable {
+  return {
+    type: 'ToolInteractionUndeliverable',
+    ...envelope(conversation, undeliverableCommandId(requestOutputId)),
+    callId,
+    reason,
+  };
 }

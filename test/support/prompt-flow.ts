@@ -36,6 +36,8 @@ interface Prompt {
 /** A person clicks again when a click showed no effect for this long, as people do. */
 const RECLICK_AFTER_MS = 20_000;
 const SEND_CONCURRENCY = 12;
+/** How every binding asks a person to repeat what it could not take (issue 11, R1). */
+const TRY_AGAIN = /please (send it|click|try) again/i;
 
 const decided = (m: ChatMessageView) =>
   m.buttons.length === 0 && m.edits > 0 && m.text.includes('Approve once');
@@ -52,9 +54,9 @@ const ranTwice = (m: ChatMessageView) =>
 /**
  * Drives `count` approval prompts through chat, spread over the three platforms: a person asks
  * for a gated tool, the prompt appears, they approve it, the prompt shows the decision and the
- * tool's reply (or the notice that it was interrupted) follows. `fault` runs once every ask was
- * accepted and `faultAfter` of the prompts have been clicked; the flow then waits until every
- * prompt has converged (or `timeoutMs` passes) and counts what went missing or showed up twice.
+ * tool's reply (or the notice that it was interrupted) follows. `fault` runs once `faultAfter` of
+ * the prompts have been clicked; the flow then waits until every prompt has converged (or
+ * `timeoutMs` passes) and counts what went missing or showed up twice.
  */
 export async function runPromptFlow(
   system: WholeSystem,
@@ -62,18 +64,13 @@ export async function runPromptFlow(
     count,
     fault,
     faultAfter = 1 / 3,
-    faultDuringAsks = false,
+    faultDuringAsks = true,
     timeoutMs,
   }: {
     count: number;
     fault: () => Promise<void>;
     faultAfter?: number;
-    /**
-     * Let the fault come while people are still asking. Off by default: a Discord binding
-     * answers an ask before JetStream has it, so an ask made during a NATS outage can vanish
-     * without an error anyone could retry on (issue 11, R1), which is not what these
-     * scenarios measure.
-     */
+    /** Let the fault come while people are still asking (the default), or only after. */
     faultDuringAsks?: boolean;
     timeoutMs: number;
   },
@@ -93,13 +90,17 @@ export async function runPromptFlow(
   const started = Date.now();
   const deadline = started + timeoutMs;
 
-  /** Sends until the binding answers 200: a platform retries, or a person tries again. */
+  /**
+   * Sends until the binding takes it: a platform retries what is not answered 200 (Slack,
+   * Mattermost commands), and a person sends again what is answered "please … again" (R1's
+   * Discord answers and Mattermost click notices).
+   */
   const send = async (request: () => Promise<Response>): Promise<void> => {
     for (;;) {
       try {
         const response = await request();
-        await response.body?.cancel();
-        if (response.status === 200) return;
+        const answer = await response.text();
+        if (response.status === 200 && !TRY_AGAIN.test(answer)) return;
       } catch {
         // Refused connection while the binding restarts.
       }

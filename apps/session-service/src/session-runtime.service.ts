@@ -4,10 +4,18 @@ import {
   Injectable,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { sessionServiceConsumer, Subjects } from '@tollgate/protocol';
+import {
+  type Command,
+  commandSubject,
+  DLQ_HEADERS,
+  encodeMessage,
+  sessionServiceConsumer,
+  Subjects,
+} from '@tollgate/protocol';
 import {
   ConsumerHost,
   DatabaseClient,
+  MetricsService,
   NatsClient,
   ReadinessService,
   SERVICE_CONFIG,
@@ -15,9 +23,11 @@ import {
 } from '@tollgate/service-runtime';
 import type { KeyFairness } from '@tollgate/messaging';
 import type { Logger } from 'pino';
+import { Counter, Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { commandMessageHandler } from './commands/command.consumer';
 import { HandleCommand } from './commands/handle-command.usecase';
+import { SessionScheduler } from './commands/session-scheduler';
 import { pruneJournalTables } from './journal/journal-housekeeping';
 import { failpointFor } from './journal/failpoint';
 import { SessionStore } from './journal/session-store';
@@ -43,6 +53,7 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 @Injectable()
 export class SessionRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private relay?: OutboxRelay;
+  private scheduler?: SessionScheduler;
   private recovered?: Promise<unknown>;
   private housekeeping?: NodeJS.Timeout;
   private stopping = false;
@@ -60,6 +71,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     private readonly nats: NatsClient,
     private readonly consumers: ConsumerHost,
     private readonly readiness: ReadinessService,
+    private readonly metrics: MetricsService,
   ) {
     this.logger = logger.child({ component: 'session-runtime' });
     this.leader = new LeaderLock({
@@ -120,14 +132,82 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       policy: this.policy,
       grants: this.grants,
     };
-    const recovered = new RecoverSessions(store, this.logger, deps).execute();
-    this.recovered = recovered;
     const handle = new HandleCommand(store, deps);
+    const scheduler = this.schedulerFor(store, subjects, handle, (id) => recovery.resumeOne(id));
+    this.scheduler = scheduler;
+    const recovery = new RecoverSessions(store, this.logger, deps, (id, error) =>
+      scheduler.quarantine(id, error),
+    );
+    // Parked sessions are refreshed before commands flow; turns left in flight and queued
+    // commands are resumed by the scheduler, so a slow or absent model delays only them.
+    const recovered = this.untilDone('recovering parked sessions', async () => {
+      const { inFlight } = await recovery.execute();
+      scheduler.resume(inFlight, await store.inbox());
+    });
+    this.recovered = recovered;
     void this.consumers.run(
       sessionServiceConsumer(this.config.TOLLGATE_SUBJECT_PREFIX, this.config.TOLLGATE_ACK_WAIT_MS),
-      commandMessageHandler(subjects, handle, this.logger),
+      commandMessageHandler(subjects, scheduler, this.logger),
       { after: recovered, fairness: sessionFairness(subjects) },
     );
+  }
+
+  private schedulerFor(
+    store: SessionStore,
+    subjects: Subjects,
+    handle: HandleCommand,
+    recover: (sessionId: string) => ReturnType<SessionStore['decide']>,
+  ): SessionScheduler {
+    const quarantined = new Counter({
+      name: 'tollgate_sessions_quarantined_total',
+      help: 'Sessions set aside because their journal could not be replayed or recovered',
+      registers: [this.metrics.registry],
+    });
+    const turns = new Gauge({
+      name: 'tollgate_session_turns_in_flight',
+      help: 'Sessions with a decision or turn under way',
+      registers: [this.metrics.registry],
+    });
+    const ackWaitMs = this.config.TOLLGATE_ACK_WAIT_MS;
+    return new SessionScheduler({
+      store,
+      decide: (command, options) => handle.execute(command, options),
+      recover,
+      failInFlight: (sessionId) => handle.failInFlight(sessionId),
+      logger: this.logger,
+      maxTurns: this.config.TOLLGATE_MAX_TURNS,
+      // A decision that failed part-way is recovered well within one ack wait (S18).
+      retryBaseMs: Math.min(this.config.TOLLGATE_RETRY_BASE_MS, Math.floor(ackWaitMs / 8)),
+      retryMaxMs: Math.max(100, Math.floor(ackWaitMs / 4)),
+      deadLetter: (command, reason) => this.deadLetter(subjects, command, reason),
+      onQuarantine: () => quarantined.inc(),
+      onTurns: (n) => turns.set(n),
+    });
+  }
+
+  /** A queued command's message was acked when it was queued; its copy goes to the DLQ. */
+  private async deadLetter(subjects: Subjects, command: Command, reason: string): Promise<void> {
+    await this.nats.publisher.publish(subjects.dlq(this.config.service), encodeMessage(command), {
+      msgId: `session-inbox:${command.sessionId}:${command.id}`,
+      headers: {
+        [DLQ_HEADERS.reason]: reason.replace(/[\r\n]+/g, ' ').slice(0, 500),
+        [DLQ_HEADERS.originalSubject]: commandSubject(subjects, command),
+        [DLQ_HEADERS.service]: this.config.service,
+      },
+    });
+  }
+
+  /** Retries `work` with a growing delay until it succeeds or the service stops. */
+  private async untilDone(what: string, work: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; !this.stopping; attempt += 1) {
+      try {
+        return await work();
+      } catch (error) {
+        const delayMs = Math.min(30_000, this.config.TOLLGATE_RETRY_BASE_MS * 2 ** attempt);
+        this.logger.error({ err: error, delayMs }, `${what} failed; trying again`);
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
@@ -137,16 +217,19 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     if (this.leader.role === 'standby') await this.leader.release();
     await this.consumers.beforeApplicationShutdown();
     await this.recovered?.catch(() => undefined);
+    // Turns still under way after the drain deadline stay in flight in the journal.
+    await this.scheduler?.drain(this.config.TOLLGATE_DRAIN_MS);
     await this.relay?.stop();
     await this.leader.release();
   }
 }
 
 /**
- * Commands of one session run one at a time (the session lock), so holding more of them only
- * blocks handler slots: one runs, a few wait in line, the rest are deferred, and a session
- * flooding past 1 000 deferred commands has the excess dead-lettered. Keyed by the session id
- * the subject names, whatever the subject's shape.
+ * A command's message is held only until the command is durable (its first commit, or its
+ * row in the session's inbox); the scheduler orders the decisions. One message per session is
+ * handled at a time, so commands reach the scheduler in arrival order, a few wait in line,
+ * the rest are deferred, and a session flooding past 1 000 deferred commands has the excess
+ * dead-lettered. Keyed by the session id the subject names, whatever the subject's shape.
  */
 function sessionFairness(subjects: Subjects): KeyFairness {
   return {

@@ -6,4 +6,6 @@ export const LIMITS = {
   optionKey: 64,
   optionLabel: 75,
   commandId: 200,
+  /** A platform's error code as `ToolInteractionUndeliverable` carries it. */
+  undeliverableReason: 500,
 } as const;

@@ -3,6 +3,7 @@ import {
   COMMAND_TYPES,
   joinSessionSchema,
   toolInteractionResponseSchema,
+  toolInteractionUndeliverableSchema,
   userMessageSchema,
   type Command,
   type CommandType,
@@ -34,6 +35,7 @@ const COMMAND_SCHEMAS: SchemasByType<Command> = {
   UserMessage: userMessageSchema,
   JoinSession: joinSessionSchema,
   ToolInteractionResponse: toolInteractionResponseSchema,
+  ToolInteractionUndeliverable: toolInteractionUndeliverableSchema,
 };
 
 const OUTPUT_SCHEMAS: SchemasByType<Output> = {

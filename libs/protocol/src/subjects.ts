@@ -4,7 +4,7 @@ import { isPlatform, type Platform } from './platform';
 import { platformOfSessionId } from './session-id';
 import { assertSubjectPrefix } from './subject-prefix';
 
-export const COMMAND_KINDS = ['message', 'response', 'join'] as const;
+export const COMMAND_KINDS = ['message', 'response', 'join', 'undeliverable'] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
 export const OUTPUT_EVENTS = ['request', 'update', 'resolved', 'rejected'] as const;

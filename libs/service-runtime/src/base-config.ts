@@ -75,6 +75,10 @@ function baseShape(service: ServiceName) {
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
     // A handler still running after this long is abandoned and its message retried.
     TOLLGATE_HANDLER_TIMEOUT_MS: integer(100, 86_400_000).default(300_000),
+    // Set on every pooled PostgreSQL session (see DEFAULT_SESSION_TIMEOUTS in persistence).
+    DATABASE_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
+    DATABASE_LOCK_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
   };
 }
 

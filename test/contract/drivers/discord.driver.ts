@@ -63,6 +63,8 @@ export class DiscordDriver implements PlatformDriver {
   readonly keys = generateDiscordKeyPair();
   /** Another app's key: what a forged request is signed with. */
   private readonly forger = generateDiscordKeyPair();
+  /** Ephemeral answers to interactions, which Discord shows their user alone. */
+  private readonly inlineNotices: PrivateNotice[] = [];
 
   async start(options: { port?: number } = {}): Promise<void> {
     await this.fake.start(options);
@@ -120,12 +122,27 @@ export class DiscordDriver implements PlatformDriver {
 
   messagesIn(conversation: Conversation): ChatMessageView[] {
     return this.fake.messages
-      .filter((m) => m.channel_id === conversation.channelId)
+      .filter((m) => m.channel_id === conversation.channelId && m.authorId === undefined)
       .map((m) => view(m));
   }
 
+  deleteMessage(message: ChatMessageView): void {
+    if (!this.fake.deleteMessage(message.channelId, message.messageId)) {
+      throw new Error(`no message ${message.messageId} to delete`);
+    }
+  }
+
+  addOthersMessages(conversation: Conversation, count: number): void {
+    for (let i = 0; i < count; i += 1) {
+      this.fake.addUserMessage(conversation.channelId, '80351110224678999', `chatter ${i}`);
+    }
+  }
+
   notices(): PrivateNotice[] {
-    return this.fake.notices.map((n) => ({ userId: n.userId, text: n.content }));
+    return [
+      ...this.fake.notices.map((n) => ({ userId: n.userId, text: n.content })),
+      ...this.inlineNotices,
+    ];
   }
 
   /**
@@ -196,12 +213,31 @@ export class DiscordDriver implements PlatformDriver {
     return this.send(bindingUrl, body, signing);
   }
 
-  private send(bindingUrl: string, body: string, signing: Signing): Promise<Response> {
-    return fetch(`${bindingUrl}/discord/interactions`, {
+  private async send(bindingUrl: string, body: string, signing: Signing): Promise<Response> {
+    const response = await fetch(`${bindingUrl}/discord/interactions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...this.sign(body, signing) },
       body,
     });
+    await this.recordEphemeralReply(body, response.clone());
+    return response;
+  }
+
+  /**
+   * An ephemeral answer to an interaction (type 4, flag 64) is what Discord shows its user
+   * alone: a private notice as much as a follow-up is.
+   */
+  private async recordEphemeralReply(body: string, response: Response): Promise<void> {
+    if (!response.ok) return;
+    const reply = (await response.json().catch(() => undefined)) as
+      { type?: number; data?: { content?: string; flags?: number } } | undefined;
+    if (reply?.type !== 4 || ((reply.data?.flags ?? 0) & 64) === 0) return;
+    const interaction = JSON.parse(body) as {
+      member?: { user?: { id?: string } };
+      user?: { id?: string };
+    };
+    const userId = interaction.member?.user?.id ?? interaction.user?.id;
+    if (userId !== undefined) this.inlineNotices.push({ userId, text: reply.data?.content ?? '' });
   }
 
   private sign(body: string, signing: Signing): Record<string, string> {

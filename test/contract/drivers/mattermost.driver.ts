@@ -155,6 +155,23 @@ export class MattermostDriver implements PlatformDriver {
       .map((p) => view(p));
   }
 
+  deleteMessage(message: ChatMessageView): void {
+    if (!this.fake.deletePost(message.messageId)) {
+      throw new Error(`no post ${message.messageId} to delete`);
+    }
+  }
+
+  addOthersMessages(conversation: Conversation, count: number): void {
+    for (let i = 0; i < count; i += 1) {
+      this.fake.addUserPost({
+        channel_id: conversation.channelId,
+        user_id: 'someoneelse0000000000000000',
+        message: `chatter ${i}`,
+        ...(conversation.threadId ? { root_id: conversation.threadId } : {}),
+      });
+    }
+  }
+
   notices(): PrivateNotice[] {
     return this.fake.ephemerals.map((e) => ({ userId: e.user_id, text: e.message }));
   }

@@ -99,10 +99,10 @@ describe('DiscordPlatformAdapter against the Discord API fake', () => {
       .postPrompt(target, { kind: 'pending', request: request(where) })
       .catch((e: unknown) => e);
     expect(adapter.classifyFailure(error)).toMatchObject({ kind: 'transient' });
-    const found = await adapter.findPostedPrompt(target);
+    const found = await adapter.findPostedPrompt(target, new Date());
     expect(found).toEqual({ channelId: where.channelId, messageId: fake.messages[1].id });
     await expect(
-      adapter.findPostedPrompt({ conversation: where, promptRef: 'other' }),
+      adapter.findPostedPrompt({ conversation: where, promptRef: 'other' }, new Date()),
     ).resolves.toBeUndefined();
     // Once cleared, it has no buttons to be found by: nothing to adopt.
     await adapter.editPrompt(target, found!, { kind: 'expired', request: request(where) });

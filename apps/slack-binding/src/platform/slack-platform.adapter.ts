@@ -95,12 +95,12 @@ export class SlackPlatformAdapter implements PlatformAdapter {
     return { channelId: result.channel ?? conversation.channelId, messageId: result.ts ?? '' };
   }
 
-  findPostedPrompt(target: PromptTarget): Promise<MessageRef | undefined> {
-    return this.finder.find(target.conversation, {
-      eventType: PROMPT_METADATA_TYPE,
-      field: 'promptRef',
-      value: target.promptRef,
-    });
+  findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {
+    return this.finder.find(
+      target.conversation,
+      { eventType: PROMPT_METADATA_TYPE, field: 'promptRef', value: target.promptRef },
+      since,
+    );
   }
 
   findPostedText(conversation: Conversation, outputId: string): Promise<MessageRef | undefined> {

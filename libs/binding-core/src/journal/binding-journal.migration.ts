@@ -1,5 +1,6 @@
 import type { MigrationClass } from '@tollgate/persistence';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { BindingPromptReposted1765065600000 } from './prompt-reposted.migration';
 import { BindingPromptPostNonce1764806400000 } from './prompt-post-nonce.migration';
 
 /**
@@ -82,6 +83,7 @@ export class BindingPromptJournal1764547200000 implements MigrationInterface {
 export const BINDING_CORE_MIGRATIONS: readonly MigrationClass[] = [
   BindingPromptJournal1764547200000,
   BindingPromptPostNonce1764806400000,
+  BindingPromptReposted1765065600000,
 ];
 
 /** Every migration of a binding's schema, in order (also what `npm run migrate` should run). */

@@ -30,10 +30,13 @@ export type ProviderMessage =
     }
   | { readonly role: 'tool'; readonly callId: string; readonly content: string };
 
+/**
+ * What an earlier version wrote into every ToolApprovalRequested: the whole provider history,
+ * once per gated call. Still read (journals keep it), never written: a batch's context is
+ * now the journal itself up to its ToolBatchStarted (provider-history.ts).
+ */
 export interface TurnContext {
-  /** Seq of the UserMessageReceived that started the turn. */
   readonly turnSeq: number;
-  /** The provider history up to and including the assistant message holding the batch. */
   readonly messages: readonly ProviderMessage[];
 }
 
@@ -64,7 +67,8 @@ export type SessionEvent =
       readonly requester: Person;
       readonly principal: Principal;
       readonly options: readonly Option[];
-      readonly turnContext: TurnContext;
+      /** Legacy journals only; see TurnContext. */
+      readonly turnContext?: TurnContext;
       /** The output as first published, re-sent whole with every refresh. */
       readonly request: ToolInteractionRequest;
     }
@@ -105,7 +109,16 @@ export type SessionEvent =
   | { readonly type: 'SessionRecovered'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'PendingApprovalsReannounced'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'TurnCompleted'; readonly reply: string }
-  | { readonly type: 'TurnFailed'; readonly reason: string };
+  | { readonly type: 'TurnFailed'; readonly reason: string }
+  /**
+   * Appended without replaying (the journal before it could not be replayed): the session
+   * takes no more commands, and its open prompts were expired with a notice.
+   */
+  | {
+      readonly type: 'SessionQuarantined';
+      readonly reason: string;
+      readonly expiredCallIds: readonly string[];
+    };
 
 export type SessionEventType = SessionEvent['type'];
 

@@ -1,5 +1,6 @@
 import { type Output, outputId, PROTOCOL_VERSION, unjournaledOutputId } from '@tollgate/protocol';
-import type { JournaledEvent, SessionEvent } from './session-event';
+import { emptyHistory, type HistorySource, historyOf } from './provider-history';
+import type { JournaledEvent, ProviderMessage, SessionEvent } from './session-event';
 import { evolve, type SessionState } from './session-state';
 
 type EnvelopeKey = 'v' | 'id' | 'sessionId' | 'conversation' | 'occurredAt' | 'seq';
@@ -15,7 +16,13 @@ export interface RecordedEvent extends JournaledEvent {
 }
 
 /** Where a decision commits part-way; named so a crash can be placed exactly in tests. */
-export type CheckpointName = 'approval-resolved' | 'tool-starting';
+export type CheckpointName = 'approval-resolved' | 'tool-starting' | 'model-calling';
+
+export const CHECKPOINT_NAMES: readonly CheckpointName[] = [
+  'approval-resolved',
+  'tool-starting',
+  'model-calling',
+];
 
 /** A session has no conversation before SessionStarted; a decision for it must supply one. */
 export class MissingConversation extends Error {
@@ -32,28 +39,39 @@ export class MissingConversation extends Error {
  */
 export class SessionRecorder {
   private state: SessionState;
+  private readonly loadedVersion: number;
   readonly recorded: RecordedEvent[] = [];
   readonly unjournaledOutputs: Output[] = [];
 
   constructor(
     initial: SessionState,
-    private readonly now: string,
+    private now: string,
     private readonly onCheckpoint: (
       recorder: SessionRecorder,
       point: CheckpointName,
     ) => Promise<void> = async () => {},
+    /** The journal the state was loaded from, for what the model must be shown. */
+    private readonly journal: HistorySource = emptyHistory,
   ) {
     this.state = initial;
+    this.loadedVersion = initial.version;
   }
 
   /**
-   * Makes everything recorded so far durable before going on. Called right before a tool
-   * runs, so ToolExecutionStarted is committed first: after a crash, a started call with no
-   * result is known to be interrupted and is never run again. Also after the answer that
-   * starts a redrive, so the approver sees the decision before the tool runs.
+   * Makes everything recorded so far durable before going on, and holds nothing (no
+   * transaction, connection or lock) until the next one. Called right before a tool runs,
+   * so ToolExecutionStarted is committed first: after a crash, a started call with no result
+   * is known to be interrupted and is never run again. Right before a model call, so the
+   * command that caused it is settled and a crash resumes the turn from the journal. And
+   * after the answer that starts a redrive, so the approver sees the decision at once.
    */
   async checkpoint(point: CheckpointName): Promise<void> {
     await this.onCheckpoint(this, point);
+  }
+
+  /** After a checkpoint's I/O, what is recorded next carries the time it is decided. */
+  clockAt(now: string): void {
+    this.now = now;
   }
 
   get current(): SessionState {
@@ -62,6 +80,17 @@ export class SessionRecorder {
 
   get nextSeq(): number {
     return this.state.version + 1;
+  }
+
+  /**
+   * The provider history through `throughSeq` (all of it by default): the journal the state
+   * came from plus what this decision recorded. Throws HistoryUnrestorable.
+   */
+  async history(throughSeq = Number.POSITIVE_INFINITY): Promise<ProviderMessage[]> {
+    // A session this decision started has nothing journaled before it to read.
+    const journaled =
+      this.loadedVersion === 0 ? [] : await this.journal(Math.min(this.loadedVersion, throughSeq));
+    return historyOf([...journaled, ...this.recorded.filter((r) => r.seq <= throughSeq)]);
   }
 
   /** Builds the output the event at `seq` will carry as its n-th output. */

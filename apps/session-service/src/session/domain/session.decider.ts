@@ -35,7 +35,7 @@ export async function decideUserMessage(
     text: command.text,
     principal: principalOf(command),
   });
-  await continueTurn(recorder, deps, recorder.current.history);
+  await continueTurn(recorder, deps);
 }
 
 export async function decideResponse(
@@ -45,7 +45,8 @@ export async function decideResponse(
 ): Promise<void> {
   const state = recorder.current;
   const call = state.requested[command.callId];
-  if (state.version === 0 || !call) {
+  const settled = state.settledCalls[command.callId];
+  if (state.version === 0 || (!call && settled === undefined)) {
     // Nothing journaled ever asked this: answer without journaling (seq 0).
     recorder.recordUnjournaled(
       command.id,
@@ -58,14 +59,11 @@ export async function decideResponse(
   if (!pending) {
     // The losing click of a race sees only the notice; a superseded prompt also loses any
     // buttons a binding may still show.
-    refuse(
-      recorder,
-      command,
-      'prompt_expired',
-      call.resolution ? [] : [expiredUpdate(command.callId)],
-    );
+    const answered = call ? call.resolution !== undefined : settled === true;
+    refuse(recorder, command, 'prompt_expired', answered ? [] : [expiredUpdate(command.callId)]);
     return;
   }
+  if (!call) throw new Error(`call ${command.callId} is pending but was never requested`);
   const request = call.request;
   if (request.principal === 'user' && command.sender.id !== request.requester.id) {
     refuse(recorder, command, 'wrong_requester');
