@@ -80,6 +80,7 @@ for (let run = 1; run <= runs; run += 1) {
     report = undefined;
   }
   const failed = [];
+  const why = [];
   let passed = 0;
   for (const suite of report?.testResults ?? []) {
     const assertions = suite.assertionResults ?? [];
@@ -87,12 +88,14 @@ for (let run = 1; run <= runs; run += 1) {
       if (test.status === 'passed') passed += 1;
       if (test.status !== 'failed') continue;
       failed.push(test.fullName);
+      why.push(`${test.fullName}\n      ${firstLines(test.failureMessages?.[0])}`);
       failuresByTest.set(test.fullName, (failuresByTest.get(test.fullName) ?? 0) + 1);
     }
     // A suite that failed outside any test (a hook, a compile error) fails as a whole.
     if (suite.status === 'failed' && !assertions.some((t) => t.status === 'failed')) {
       const name = `${relative(ROOT, suite.name)} (outside a test)`;
       failed.push(name);
+      why.push(`${name}\n      ${firstLines(suite.message)}`);
       failuresByTest.set(name, (failuresByTest.get(name) ?? 0) + 1);
     }
   }
@@ -111,16 +114,23 @@ for (let run = 1; run <= runs; run += 1) {
   );
   if (failed.length > 0) {
     failedRuns.push(run);
-    // The failure's own words, for the first lines of each failing run.
-    const detail = (jest.stderr ?? '')
-      .split('\n')
-      .filter((l) => l.includes('●'))
-      .slice(0, 6);
-    if (detail.length) console.log(`  ${detail.join('\n  ')}`);
+    // The failure's own words: what a flake looks like is half of finding it.
+    console.log(`  why:\n    ${why.join('\n    ')}`);
+    if (!report) console.log((jest.stderr ?? '').split('\n').slice(-20).join('\n'));
     if (bail) break;
   }
 }
 rmSync(dir, { recursive: true, force: true });
+
+function firstLines(text) {
+  // Jest's messages carry colour codes and a stack; the first lines say what was expected.
+  return String(text ?? '')
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .filter((line) => line.trim() !== '' && !/^\s+at /.test(line))
+    .slice(0, 8)
+    .join('\n      ');
+}
 
 const minutes = ((Date.now() - started) / 60_000).toFixed(1);
 console.log('\nstress summary');

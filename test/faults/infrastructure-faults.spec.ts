@@ -26,6 +26,9 @@ function report(scenario: string, figures: FlowFigures): void {
 
 /** 0 lost, 0 doubled, and the journal ran every approved tool exactly once. */
 async function expectConverged(system: WholeSystem, figures: FlowFigures): Promise<void> {
+  if (figures.lost + figures.doubled > 0) {
+    process.stdout.write(`R6 dead letters: ${JSON.stringify(await system.deadLetters())}\n`);
+  }
   expect({
     lost: figures.lost,
     doubled: figures.doubled,

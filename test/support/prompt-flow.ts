@@ -1,4 +1,4 @@
-import type { Conversation, Platform } from '@tollgate/protocol';
+import { type Conversation, deriveSessionId, type Platform } from '@tollgate/protocol';
 import type { ChatMessageView } from '../contract/platform-driver';
 import { alice } from './commands';
 import { PLATFORMS, type WholeSystem } from './whole-system.fixture';
@@ -202,13 +202,22 @@ export async function runPromptFlow(
   }
   const missing = prompts.filter((p) => p.phase !== 'done');
   const lost = missing.length;
-  const unconverged = [...missing.slice(0, 5), ...twice.slice(0, 5)].map((p) => {
-    const messages = system.driver(p.platform).messagesIn(p.conversation);
-    const shown = messages.map(
-      (m) => `[${m.buttons.length} buttons, ${m.edits} edits] ${m.text.slice(0, 80)}`,
-    );
-    return `${p.platform} #${p.index} ${p.phase}: ${shown.join(' | ') || 'nothing shown'}`;
-  });
+  const unconverged = await Promise.all(
+    [...missing.slice(0, 5), ...twice.slice(0, 5)].map(async (p) => {
+      const messages = system.driver(p.platform).messagesIn(p.conversation);
+      const shown = messages.map(
+        (m) => `[${m.buttons.length} buttons, ${m.edits} edits] ${m.text.slice(0, 80)}`,
+      );
+      const sessionId = deriveSessionId(p.conversation);
+      const unreadable = (error: unknown) => [`unreadable: ${String(error)}`];
+      const journal = await system.sessionJournal(sessionId).catch(unreadable);
+      const prompts = await system.bindingJournal(p.platform, sessionId).catch(unreadable);
+      return (
+        `${p.platform} #${p.index} ${p.phase}: ${shown.join(' | ') || 'nothing shown'}; ` +
+        `session journal: ${journal.join(', ')}; binding journal: ${prompts.join(', ')}`
+      );
+    }),
+  );
   return {
     prompts: count,
     lost,

@@ -199,6 +199,55 @@ export class WholeSystem {
     }
   }
 
+  /** One session's journal as `type` list, oldest first (what went wrong with a prompt). */
+  async sessionJournal(sessionId: string): Promise<string[]> {
+    const client = new Client({ connectionString: this.options.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ type: string }>(
+        `SELECT type FROM "${this.schemas['session-service']}".session_events
+          WHERE session_id = $1 ORDER BY seq`,
+        [sessionId],
+      );
+      return rows.map((r) => r.type);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** A binding's prompt journal for one session: `type@seq`, oldest first. */
+  async bindingJournal(platform: Platform, sessionId: string): Promise<string[]> {
+    const client = new Client({ connectionString: this.options.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ type: string; seq: number }>(
+        `SELECT type, seq FROM "${this.schemas[`${platform}-binding`]}".prompt_events
+          WHERE session_id = $1 ORDER BY id`,
+        [sessionId],
+      );
+      return rows.map((r) => `${r.type}@${r.seq}`);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Every dead letter of the prefix: `<service> <reason>`. */
+  async deadLetters(): Promise<string[]> {
+    this.nc ??= await connectTestNats(this.options.natsUrl.split(','));
+    const jsm = await jetstreamManager(this.nc);
+    const stream = streamNames(this.prefix).deadLetters;
+    const { state } = await jsm.streams.info(stream);
+    const letters: string[] = [];
+    for (let seq = state.first_seq; state.messages > 0 && seq <= state.last_seq; seq += 1) {
+      const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      if (!message) continue;
+      letters.push(
+        `${message.header.get('Tollgate-Service')} ${message.header.get('Tollgate-Original-Subject')}: ${message.header.get('Tollgate-Dlq-Reason')}`,
+      );
+    }
+    return letters;
+  }
+
   async dispose(): Promise<void> {
     this.stopping = true;
     await Promise.all(
