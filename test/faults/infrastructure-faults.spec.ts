@@ -1,5 +1,4 @@
 import { appendFileSync } from 'node:fs';
-import { TEST_DATABASE_URL } from '../support/database';
 import { TEST_NATS_URL } from '../support/nats';
 import { OwnNatsServer } from '../support/own-nats-server';
 import { OwnPostgresServer } from '../support/own-postgres-server';
@@ -9,7 +8,9 @@ import { PLATFORMS, WholeSystem } from '../support/whole-system.fixture';
 /**
  * (process) R6: the whole system with prompts in flight on all three platforms while its
  * infrastructure fails under it. TOLLGATE_FAULT_PROMPTS sets how many (`npm run bench:faults`
- * runs 1 000); the figures go to stdout and, with TOLLGATE_FAULT_FIGURES, to that file.
+ * runs 1 000); the figures go to stdout and, with TOLLGATE_FAULT_FIGURES, to that file. Each
+ * runs on a private PostgreSQL: seven services' pools would crowd the shared server's
+ * max_connections, which other suites running beside these need.
  */
 const PROMPTS = Number(process.env.TOLLGATE_FAULT_PROMPTS ?? 60);
 const FLOW_TIMEOUT_MS = 120_000 + PROMPTS * 600;
@@ -54,10 +55,11 @@ describe('R6 — infrastructure faults with prompts in flight (process)', () => 
 
   it(`R6 NATS restarted mid-flow: ${PROMPTS} prompts over three platforms, 0 lost, 0 doubled`, async () => {
     nats = await OwnNatsServer.start();
+    postgres = await OwnPostgresServer.start();
     system = await WholeSystem.start({
       label: 'r6nats',
       natsUrl: nats.url,
-      databaseUrl: TEST_DATABASE_URL,
+      databaseUrl: postgres.url,
     });
     const server = nats;
     const figures = await runPromptFlow(system, {
@@ -99,10 +101,11 @@ describe('R6 — infrastructure faults with prompts in flight (process)', () => 
   }, 600_000);
 
   it(`R6 one replica of each binding SIGKILLed mid-batch: ${PROMPTS} prompts, 0 lost, 0 doubled`, async () => {
+    postgres = await OwnPostgresServer.start();
     system = await WholeSystem.start({
       label: 'r6kill',
       natsUrl: TEST_NATS_URL,
-      databaseUrl: TEST_DATABASE_URL,
+      databaseUrl: postgres.url,
       bindingReplicas: 2,
     });
     const running = system;

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { streamNames } from '@tollgate/protocol';
-import { TEST_DATABASE_URL } from '../support/database';
 import { connectTestNats } from '../support/nats';
 import { OwnNatsCluster } from '../support/own-nats-cluster';
+import { OwnPostgresServer } from '../support/own-postgres-server';
 import { runPromptFlow } from '../support/prompt-flow';
 import { uniqueToken } from '../support/unique';
 import { WholeSystem } from '../support/whole-system.fixture';
@@ -38,10 +38,12 @@ function provision(natsUrl: string, prefix: string): Promise<{ code: number; std
 describe('R7 — the whole system on a three-node JetStream cluster (process)', () => {
   let cluster: OwnNatsCluster | undefined;
   let system: WholeSystem | undefined;
+  let postgres: OwnPostgresServer | undefined;
 
   afterAll(async () => {
     await system?.dispose();
     await cluster?.dispose();
+    await postgres?.dispose();
   });
 
   it(`R7 R3 streams on three local nodes; one node killed mid-flow: ${PROMPTS} prompts, 0 lost, 0 doubled`, async () => {
@@ -61,11 +63,13 @@ describe('R7 — the whole system on a three-node JetStream cluster (process)', 
       await nc.close();
     }
 
+    // A private database, so four services' pools leave the shared server's connections alone.
+    postgres = await OwnPostgresServer.start();
     system = await WholeSystem.start({
       label: 'r7',
       prefix,
       natsUrl: cluster.url,
-      databaseUrl: TEST_DATABASE_URL,
+      databaseUrl: postgres.url,
     });
     const nodes = cluster;
     const figures = await runPromptFlow(system, {
