@@ -2,6 +2,9 @@
 // for operators who provision before a deploy. Settings that differ are reported, not changed.
 // Connects as NATS_USER + NATS_PASSWORD or NATS_CREDS when set (the `operator` user of
 // `npm run nats:config` may create every stream and durable), anonymously otherwise.
+// `--replicas N` creates the streams with N replicas (3 on a JetStream cluster). The whole run
+// is bounded by TOLLGATE_PROVISION_TIMEOUT_MS (default 15 s): a NATS that is down or never
+// answers fails it with a message instead of a wait for ever.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -13,6 +16,12 @@ const protocol = require(join(dist, 'libs/protocol/index.js'));
 const { jetstreamManager } = require('@nats-io/jetstream');
 
 const logger = createLogger('provision', process.env.LOG_LEVEL ?? 'info');
+const replicas = readReplicas(process.argv.slice(2));
+const timeoutMs = Number(process.env.TOLLGATE_PROVISION_TIMEOUT_MS ?? 15_000);
+if (!Number.isInteger(timeoutMs) || timeoutMs < 1_000 || timeoutMs > 600_000) {
+  console.error('provision: TOLLGATE_PROVISION_TIMEOUT_MS must be an integer of 1000 to 600000');
+  process.exit(1);
+}
 const prefixResult = protocol.parseSubjectPrefix(process.env.TOLLGATE_SUBJECT_PREFIX);
 if (!prefixResult.ok) {
   console.error(`provision: TOLLGATE_SUBJECT_PREFIX ${prefixResult.detail}`);
@@ -29,13 +38,26 @@ const ackWaitMs = Number(process.env.TOLLGATE_ACK_WAIT_MS ?? 30_000);
 const outMaxAgeDays = Number(process.env.TOLLGATE_OUT_MAX_AGE_DAYS ?? 14);
 const streams = protocol.streamDefinitions(prefix, { outMaxAgeDays });
 const plan = {
-  streams: [streams.commands, streams.outputs, streams.deadLetters],
+  streams: [streams.commands, streams.outputs, streams.deadLetters].map((stream) => ({
+    ...stream,
+    replicas,
+  })),
   consumers: [
     protocol.sessionServiceConsumer(prefix, ackWaitMs),
     ...protocol.PLATFORMS.map((platform) => protocol.bindingConsumer(prefix, platform, ackWaitMs)),
   ],
 };
 const servers = (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim());
+// Only the hosts: a URL may carry a user and password.
+const where = servers.map((s) => s.replace(/\/\/[^@/]*@/, '//')).join(', ');
+const watchdog = setTimeout(() => {
+  console.error(
+    `provision: NATS at ${where} did not answer within ${timeoutMs} ms (down, unreachable, or ` +
+      'JetStream without a quorum); nothing more was provisioned',
+  );
+  process.exit(1);
+}, timeoutMs);
+watchdog.unref();
 const connection = await connectNats({
   servers,
   name: 'tollgate-provision',
@@ -47,6 +69,28 @@ try {
   const report = await provision(await jetstreamManager(connection.nc), plan, logger);
   logger.info(report, 'provisioned');
   if (report.differing.length > 0) process.exitCode = 2;
+} catch (error) {
+  console.error(`provision: failed against NATS at ${where}: ${error?.message ?? error}`);
+  process.exitCode = 1;
 } finally {
   await connection.close();
+  clearTimeout(watchdog);
+}
+
+function readReplicas(args) {
+  const at = args.findIndex((arg) => arg === '--replicas' || arg.startsWith('--replicas='));
+  if (at < 0) {
+    if (args.length > 0) {
+      console.error(`provision: unknown arguments ${args.join(' ')}; only --replicas N`);
+      process.exit(1);
+    }
+    return 1;
+  }
+  const raw = args[at].includes('=') ? args[at].split('=')[1] : args[at + 1];
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 5) {
+    console.error(`provision: --replicas must be 1 to 5 (JetStream's limit), got ${raw}`);
+    process.exit(1);
+  }
+  return value;
 }

@@ -2,6 +2,7 @@ import {
   APP_SERVICES,
   COMMON_VARIABLES,
   DEFAULT_DRAIN_MS,
+  CLUSTER_NODES,
   INFRA_SERVICES,
   NATS_CONFIG_FILE,
   SECRET_NAME,
@@ -26,6 +27,7 @@ export interface ComposeService {
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string | string[] };
   stop_grace_period?: string;
+  profiles?: string[];
 }
 
 export interface ComposeFile {
@@ -120,8 +122,10 @@ function checkApp(
   if (!/^postgres(ql)?:\/\//.test(databaseUrl) || hostOf(databaseUrl) !== 'postgres') {
     problems.push(`${name}: DATABASE_URL does not point at the postgres service`);
   }
-  if (!(env.NATS_URL ?? '').startsWith('nats://') || hostOf(env.NATS_URL) !== 'nats') {
-    problems.push(`${name}: NATS_URL does not point at the nats service`);
+  // `${NATS_URL:-nats://nats:4222}`: the cluster profile sets all three nodes instead.
+  const natsUrl = /^\$\{NATS_URL:-(.*)\}$/.exec(env.NATS_URL ?? '')?.[1] ?? env.NATS_URL ?? '';
+  if (!natsUrl.startsWith('nats://') || hostOf(natsUrl) !== 'nats') {
+    problems.push(`${name}: NATS_URL does not point at the nats service by default`);
   }
   if (env.NATS_USER !== name) problems.push(`${name}: NATS_USER is ${env.NATS_USER}, not ${name}`);
   if (env.NATS_PASSWORD !== `\${${natsPasswordVariable(name)}}`) {
@@ -170,45 +174,78 @@ function checkSecrets(doc: ComposeFile): string[] {
   return problems;
 }
 
-function checkNats(nats: ComposeService | undefined, doc: ComposeFile): string[] {
-  if (!nats) return ['nats: service missing'];
+function checkNats(nats: ComposeService | undefined, doc: ComposeFile, name = 'nats'): string[] {
+  if (!nats) return [`${name}: service missing`];
   const problems: string[] = [];
   const command: string[] =
     typeof nats.command === 'string' ? nats.command.split(/\s+/) : (nats.command ?? []);
   if (!command.includes('-js') && !command.includes('--jetstream')) {
-    problems.push('nats: JetStream is not enabled (-js)');
+    problems.push(`${name}: JetStream is not enabled (-js)`);
   }
   const storeFlag = command.findIndex((arg) => arg === '-sd' || arg === '--store_dir');
   const store = storeFlag >= 0 ? command[storeFlag + 1] : undefined;
-  if (!store) problems.push('nats: no JetStream store directory (-sd)');
+  if (!store) problems.push(`${name}: no JetStream store directory (-sd)`);
   const volume = (nats.volumes ?? [])
     .map((v) => (typeof v === 'string' ? v.split(':') : [v.source ?? '', v.target ?? '']))
     .find(([, target]) => target === store);
-  if (!volume) problems.push(`nats: the store directory ${store} is not on a volume`);
+  if (!volume) problems.push(`${name}: the store directory ${store} is not on a volume`);
   else if (!(volume[0] in (doc.volumes ?? {}))) {
-    problems.push(`nats: volume ${volume[0]} is not a named volume`);
+    problems.push(`${name}: volume ${volume[0]} is not a named volume`);
   }
   const ports = publishedPorts(nats);
   if (!ports.some((p) => p.target === '4222')) {
-    problems.push('nats: client port 4222 is not published');
+    problems.push(`${name}: client port 4222 is not published`);
   }
   for (const port of ports.filter((p) => p.host !== '127.0.0.1')) {
-    problems.push(`nats: port ${port.target} is published beyond 127.0.0.1`);
+    problems.push(`${name}: port ${port.target} is published beyond 127.0.0.1`);
   }
   const configFlag = command.findIndex((arg) => arg === '-c' || arg === '--config');
   const config = configFlag >= 0 ? command[configFlag + 1] : undefined;
   const mounted = (nats.volumes ?? [])
     .map((v) => (typeof v === 'string' ? v.split(':') : [v.source ?? '', v.target ?? '']))
     .find(([, target]) => target === config);
-  if (!config) problems.push('nats: started without a configuration (-c), so anyone may connect');
+  if (!config)
+    problems.push(`${name}: started without a configuration (-c), so anyone may connect`);
   else if (!mounted || mounted[0]?.replace(/^\.\//, '') !== NATS_CONFIG_FILE) {
-    problems.push(`nats: ${config} is not ${NATS_CONFIG_FILE} mounted`);
+    problems.push(`${name}: ${config} is not ${NATS_CONFIG_FILE} mounted`);
   }
   const env = environmentOf(nats);
   for (const service of Object.keys(APP_SERVICES) as AppService[]) {
     const variable = natsPasswordVariable(service);
     if (env[variable] !== `\${${variable}}`) {
-      problems.push(`nats: ${variable} is not passed as \${${variable}}`);
+      problems.push(`${name}: ${variable} is not passed as \${${variable}}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The `cluster` profile: three JetStream nodes, each as guarded as the single one, named,
+ * in one cluster, routed to all three, and off by default.
+ */
+function checkCluster(doc: ComposeFile): string[] {
+  const problems: string[] = [];
+  const names = CLUSTER_NODES.map((node) => node);
+  for (const node of CLUSTER_NODES) {
+    const service = doc.services?.[node];
+    problems.push(...checkNats(service, doc, node));
+    if (!service) continue;
+    if (!(service.profiles ?? []).includes('cluster')) {
+      problems.push(`${node}: not in the cluster profile, so it would start by default`);
+    }
+    const command: string[] =
+      typeof service.command === 'string' ? service.command.split(/\s+/) : (service.command ?? []);
+    const flag = (name: string) => {
+      const at = command.indexOf(name);
+      return at >= 0 ? command[at + 1] : undefined;
+    };
+    if (flag('--server_name') !== node) problems.push(`${node}: --server_name is not ${node}`);
+    if (flag('--cluster_name') !== 'tollgate')
+      problems.push(`${node}: --cluster_name is not tollgate`);
+    if (!flag('--cluster')) problems.push(`${node}: no cluster listen address (--cluster)`);
+    const routes = (flag('--routes') ?? '').split(',').map((r) => hostOf(r));
+    for (const other of names) {
+      if (!routes.includes(other)) problems.push(`${node}: no route to ${other}`);
     }
   }
   return problems;
@@ -234,6 +271,7 @@ export function composeProblems(doc: ComposeFile): string[] {
     ),
     ...checkSecrets(doc),
     ...checkNats(doc.services?.nats, doc),
+    ...checkCluster(doc),
     ...checkPostgres(doc.services?.postgres),
   ];
 }

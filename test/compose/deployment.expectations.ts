@@ -52,6 +52,9 @@ export function natsPasswordVariable(service: AppService): string {
 
 export const INFRA_SERVICES = ['nats', 'postgres'] as const;
 
+/** The `cluster` profile's JetStream nodes (R7); the services list all three in NATS_URL. */
+export const CLUSTER_NODES = ['nats-1', 'nats-2', 'nats-3'] as const;
+
 /** TOLLGATE_DRAIN_MS's default; Docker must wait longer than this before SIGKILL. */
 export const DEFAULT_DRAIN_MS = 10_000;
 

@@ -10,7 +10,12 @@ import {
   type ComposeService,
 } from './compose.checks';
 import { renderNatsServerConfig } from '@tollgate/messaging';
-import { APP_SERVICES, INFRA_SERVICES, NATS_CONFIG_FILE } from './deployment.expectations';
+import {
+  APP_SERVICES,
+  CLUSTER_NODES,
+  INFRA_SERVICES,
+  NATS_CONFIG_FILE,
+} from './deployment.expectations';
 
 const root = join(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
@@ -27,10 +32,27 @@ describe('docker-compose.yml against PROTOCOL.md §5', () => {
   const composeText = read('docker-compose.yml');
   const compose = parseCompose(composeText);
 
-  it('runs NATS, PostgreSQL and the four services', () => {
+  it('runs NATS, PostgreSQL and the four services (and, in the cluster profile, three NATS nodes)', () => {
     expect(Object.keys(compose.services ?? {}).sort()).toEqual(
-      [...INFRA_SERVICES, ...Object.keys(APP_SERVICES)].sort(),
+      [...INFRA_SERVICES, ...CLUSTER_NODES, ...Object.keys(APP_SERVICES)].sort(),
     );
+  });
+
+  it('R7 the cluster profile runs three routed JetStream nodes the services can list in NATS_URL', () => {
+    expect(composeText).toContain(
+      'NATS_URL=nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222',
+    );
+    expect(composeText).toContain('npm run provision -- --replicas 3');
+    const broken = parseCompose(composeText);
+    const node = broken.services?.['nats-2'] as { command: string[]; profiles?: string[] };
+    node.command = node.command.map((arg) =>
+      arg.startsWith('nats://nats-1:6222') ? 'nats://nats-1:6222,nats://nats-2:6222' : arg,
+    );
+    delete node.profiles;
+    expect(composeProblems(broken)).toEqual([
+      'nats-2: not in the cluster profile, so it would start by default',
+      'nats-2: no route to nats-3',
+    ]);
   });
 
   it('matches every expectation', () => {
@@ -99,7 +121,7 @@ describe('docker-compose.yml against PROTOCOL.md §5', () => {
         }),
       ).toEqual([
         'session-service: DATABASE_URL does not point at the postgres service',
-        'session-service: NATS_URL does not point at the nats service',
+        'session-service: NATS_URL does not point at the nats service by default',
       ]);
     });
 

@@ -489,8 +489,31 @@ describe.each(platforms)('%s binding contract', (platform) => {
 
     const posts = driver.callTimes('post', { conversation });
     expect(posts).toHaveLength(4);
+    // Each retry came no sooner than its own delay, which doubles from the base (50 ms here, or
+    // more for a binding started by hand). Comparing the gaps with each other instead would
+    // measure the machine: a busy CPU adds more to one attempt than the 150 ms between them.
     const gaps = posts.slice(1).map((at, i) => at - posts[i]);
-    expect(gaps[2]).toBeGreaterThan(gaps[0]);
+    gaps.forEach((gap, i) => expect(gap).toBeGreaterThanOrEqual(50 * 2 ** i));
+    if (!external) {
+      // The delays the binding asked JetStream for, from its own log: each longer than the last.
+      const subject = outputSubject(binding.subjects, request);
+      const delays = binding
+        .process!.output()
+        .split('\n')
+        .flatMap((line) => {
+          try {
+            const entry = JSON.parse(line) as { msg?: string; subject?: string; delayMs?: number };
+            return entry.msg === 'handler failed; nak with delay' && entry.subject === subject
+              ? [entry.delayMs ?? 0]
+              : [];
+          } catch {
+            return [];
+          }
+        });
+      expect(delays).toHaveLength(3);
+      expect(delays[1]).toBeGreaterThan(delays[0]);
+      expect(delays[2]).toBeGreaterThan(delays[1]);
+    }
     expect(driver.messagesIn(conversation)).toHaveLength(1);
     expect(message.buttons.length).toBeGreaterThan(0);
     expect(await journalTypesOnceRecorded(request, 1)).toEqual(['PendingApprovalPromptTracked']);

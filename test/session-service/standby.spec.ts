@@ -186,4 +186,40 @@ describe('session service standby (process)', () => {
       sessionId: deriveSessionId(conversation),
     });
   });
+
+  it('R5 a silent partition of the lock connection (its backend stopped, nothing closed) ends the active instance within 15 s; the standby takes over once the lock is free', async () => {
+    const active = service.process!;
+    await waitForRole(active, 'active');
+    const standby = await startAnother();
+    const holder = await waitFor('the holder of the lock', async () =>
+      (await leaderConnections(service.database.schema)).find((c) => c.holds),
+    );
+
+    // The backend stops answering but its socket stays open: TCP keepalive sees nothing wrong.
+    const cut = Date.now();
+    process.kill(holder.pid, 'SIGSTOP');
+    try {
+      const exit = await waitFor(
+        'the active instance to exit',
+        () => (active.child.exitCode !== null ? { code: active.child.exitCode } : undefined),
+        { timeoutMs: 15_000 },
+      );
+      expect(exit.code).toBe(1);
+      expect(Date.now() - cut).toBeLessThan(15_000);
+      expect(active.output()).toContain('lost the leader lock connection');
+      expect(active.output()).toContain('could not be proven');
+      service.process = undefined;
+      expect((await readiness(standby)).body.role).toBe('standby');
+    } finally {
+      process.kill(holder.pid, 'SIGCONT');
+    }
+
+    // The resumed backend finds its client gone and ends, which frees the lock.
+    await waitForRole(standby, 'active', 15_000);
+    const conversation = freshConversation();
+    await service.send(userMessage(conversation, 'after the partition'));
+    await service.outputs.waitForOutputs('the reply', is.text('You said: after the partition'), {
+      sessionId: deriveSessionId(conversation),
+    });
+  });
 });

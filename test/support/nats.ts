@@ -14,7 +14,9 @@ import { waitFor } from './wait-for';
 
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
-export async function connectTestNats(servers = TEST_NATS_URL): Promise<NatsConnection> {
+export async function connectTestNats(
+  servers: string | string[] = TEST_NATS_URL,
+): Promise<NatsConnection> {
   return (await connect({ servers, name: 'test' })) as NatsConnection;
 }
 

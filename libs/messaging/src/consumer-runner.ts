@@ -71,7 +71,17 @@ export interface ConsumerRunnerOptions {
   fairness?: KeyFairness;
   /** Called once per settled message, e.g. to count outcomes in Prometheus. */
   onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
+  /**
+   * How long one handler may run before the runner gives up on it: the message is settled
+   * as a transient failure (`handler_timeout`), its slot freed, and whatever the handler
+   * does later settles nothing. Default 5 min, far above any handler that is merely slow.
+   */
+  handlerTimeoutMs?: number;
+  /** Called once per handler given up on, e.g. to count it in Prometheus. */
+  onAbandoned?: (subject: string) => void;
 }
+
+export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000;
 
 const ACK_CONFIRM_TIMEOUT_MS = 5_000;
 
@@ -120,6 +130,7 @@ export class ConsumerRunner {
   private readonly retryPolicy: { baseMs: number; maxMs: number };
   private readonly pullExpiresMs: number;
   private readonly restartDelayMs: number;
+  private readonly handlerTimeoutMs: number;
   private ackWaitMs = 30_000;
   private maxDeliver = -1;
   private loop?: Promise<void>;
@@ -145,6 +156,7 @@ export class ConsumerRunner {
     this.restartDelayMs = options.restartDelayMs ?? 1_000;
     this.stallAfterMs = options.stallAfterMs ?? 120_000;
     this.progressCheckMs = options.progressCheckMs ?? 5_000;
+    this.handlerTimeoutMs = Math.max(1, options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS);
   }
 
   /**
@@ -408,14 +420,40 @@ export class ConsumerRunner {
     const touch = (): void => this.touch(entry);
     let failure: unknown;
     let failed = false;
+    let deadline: NodeJS.Timeout | undefined;
     try {
       // Wrapped so a handler that throws synchronously is treated like one that rejects.
-      await Promise.resolve().then(() => this.options.handler(toDeliveredMessage(msg, touch)));
+      const handled = Promise.resolve().then(() =>
+        this.options.handler(toDeliveredMessage(msg, touch)),
+      );
+      // `working()` keeps a hung handler's message alive for ever; past the deadline the
+      // runner stops waiting. The handler itself cannot be cancelled, so its late result is
+      // swallowed here and `settling` keeps it from touching the message again.
+      const timedOut = new Promise<never>((_, reject) => {
+        deadline = setTimeout(
+          () => reject(new HandlerTimedOut(this.handlerTimeoutMs)),
+          this.handlerTimeoutMs,
+        );
+      });
+      handled.catch(() => undefined);
+      await Promise.race([handled, timedOut]);
     } catch (error) {
       failed = true;
       failure = error;
     } finally {
+      clearTimeout(deadline);
       clearInterval(entry.keepAlive);
+    }
+    if (failure instanceof HandlerTimedOut && !entry.settling) {
+      this.logger.error(
+        { ...this.describe(msg), timeoutMs: this.handlerTimeoutMs },
+        'handler exceeded its deadline; abandoned',
+      );
+      try {
+        this.options.onAbandoned?.(msg.subject);
+      } catch (error) {
+        this.logger.warn({ err: error }, 'abandoned hook threw');
+      }
     }
     // Drain gave up on this message and naked it already.
     if (entry.settling) return;
@@ -541,6 +579,13 @@ export class ConsumerRunner {
       streamSeq: msg.info.streamSequence,
       deliveryCount: msg.info.deliveryCount,
     };
+  }
+}
+
+/** A handler that ran past the runner's deadline; retried like any transient failure. */
+class HandlerTimedOut extends TransientFailure {
+  constructor(timeoutMs: number) {
+    super(`handler_timeout: no result within ${timeoutMs} ms`);
   }
 }
 

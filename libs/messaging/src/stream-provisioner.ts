@@ -113,6 +113,7 @@ function streamConfig(d: StreamDefinition): Partial<StreamConfig> & { name: stri
     storage: d.storage,
     max_age: nanos(d.maxAgeMs),
     duplicate_window: nanos(d.duplicateWindowMs),
+    num_replicas: d.replicas ?? 1,
   };
 }
 
@@ -136,6 +137,10 @@ function streamDifferences(wanted: StreamDefinition, info: StreamInfo): SettingD
     ['storage', wanted.storage, actual.storage],
     ['max_age', wanted.maxAgeMs, millis(actual.max_age)],
     ['duplicate_window', wanted.duplicateWindowMs, millis(actual.duplicate_window)],
+    // Services provision without a count and must not flag an operator's R3 streams.
+    ...(wanted.replicas === undefined
+      ? []
+      : [['num_replicas', wanted.replicas, actual.num_replicas] as [string, unknown, unknown]]),
   ]);
 }
 

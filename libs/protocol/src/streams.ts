@@ -15,6 +15,8 @@ export interface StreamDefinition {
   readonly maxAgeMs: number;
   readonly duplicateWindowMs: number;
   readonly storage: 'file';
+  /** Copies kept on a JetStream cluster (1 when absent); 3 survives the loss of one node. */
+  readonly replicas?: number;
 }
 
 /** Every Tollgate consumer is also pull, explicit ack and without `backoff` (PROTOCOL.md §2). */

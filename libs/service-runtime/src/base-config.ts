@@ -73,6 +73,8 @@ function baseShape(service: ServiceName) {
     // A consumer with messages waiting and nothing settled for this long is not ready.
     TOLLGATE_STALL_AFTER_MS: integer(1_000, 86_400_000).default(120_000),
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
+    // A handler still running after this long is abandoned and its message retried.
+    TOLLGATE_HANDLER_TIMEOUT_MS: integer(100, 86_400_000).default(300_000),
     // Set on every pooled PostgreSQL session (see DEFAULT_SESSION_TIMEOUTS in persistence).
     DATABASE_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
     DATABASE_LOCK_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),

@@ -77,6 +77,8 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       progressCheckMs: Math.min(5_000, Math.floor(this.config.TOLLGATE_STALL_AFTER_MS / 2)),
       onOutcome: (outcome) =>
         this.metrics.messagesHandled.inc({ stream: definition.stream, outcome }),
+      handlerTimeoutMs: this.config.TOLLGATE_HANDLER_TIMEOUT_MS,
+      onAbandoned: () => this.metrics.handlersAbandoned.inc({ stream: definition.stream }),
     });
     started.runner = runner;
     this.metrics.observeConsumer(definition.durable, () => runner.progress());

@@ -9,6 +9,7 @@ export class MetricsService {
   readonly messagesHandled: Counter<'stream' | 'outcome'>;
   readonly handlerSeconds: Histogram<'stream'>;
   readonly inboundRefused: Counter<'endpoint' | 'reason'>;
+  readonly handlersAbandoned: Counter<'stream'>;
   private readonly consumers = new Map<string, () => ConsumerProgress>();
 
   constructor() {
@@ -29,6 +30,12 @@ export class MetricsService {
       name: 'tollgate_inbound_refused_total',
       help: 'Inbound HTTP requests refused, by endpoint and reason (body, content type, signature, payload shape)',
       labelNames: ['endpoint', 'reason'],
+      registers: [this.registry],
+    });
+    this.handlersAbandoned = new Counter({
+      name: 'tollgate_handlers_abandoned_total',
+      help: 'Handlers given up on after TOLLGATE_HANDLER_TIMEOUT_MS; their messages were naked for a retry',
+      labelNames: ['stream'],
       registers: [this.registry],
     });
     const consumers = this.consumers;

@@ -261,6 +261,18 @@ export class BindingHarness {
     return rows[0];
   }
 
+  /**
+   * Lets a prompt's lease run out now, as time would: a test that needs another replica to
+   * see the lease first and the expiry second orders them itself instead of racing a clock.
+   */
+  async expireLease(key: PromptKey): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE prompts SET lease_until = clock_timestamp() - interval '1 millisecond'
+        WHERE session_id = $1 AND call_id = $2 AND lease_until IS NOT NULL`,
+      [key.sessionId, key.callId],
+    );
+  }
+
   /** Every dead-lettered copy so far, oldest first. */
   async deadLetters(): Promise<StoredCopy[]> {
     const stream = streamNames(this.prefix).deadLetters;

@@ -196,8 +196,10 @@ describe('binding core: failures and concurrent replicas', () => {
     const p = promptOutputs();
     await harness.settled(await harness.publish(p.request(3)));
     // Replica B has claimed the prompt for a refresh and is still talking to the platform.
+    // Its lease outlasts the test's steps however slow the machine: B finishes within it by
+    // construction, and nothing waits for it to run out (A retries every 250 ms at most).
     const replicaB = await harness.prompts.claim(
-      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 1_500 },
+      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 120_000 },
       (state) => decidePrompt(state, p.refreshed(7)),
     );
     if (replicaB.kind !== 'claimed') throw new Error(`replica B could not claim: ${replicaB.kind}`);
@@ -239,9 +241,10 @@ describe('binding core: failures and concurrent replicas', () => {
   it('B13 a replica that died mid-post: the next one waits out its lease, finds the post and adopts it', async () => {
     const p = promptOutputs();
     const request = p.request(3);
-    // Replica B claimed the Request and posted it, then died before journaling.
+    // Replica B claimed the Request and posted it, then died before journaling. Its lease runs
+    // out only once A has been refused, however long the steps in between take.
     const replicaB = await harness.prompts.claim(
-      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 800 },
+      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 120_000 },
       (state) => decidePrompt(state, request),
     );
     if (replicaB.kind !== 'claimed' || replicaB.decision.kind !== 'post') {
@@ -249,8 +252,12 @@ describe('binding core: failures and concurrent replicas', () => {
     }
     const postedByB = await harness.adapter.postPrompt(replicaB.target, replicaB.decision.view);
 
-    // JetStream redelivers the Request to replica A.
+    // JetStream redelivers the Request to replica A, which finds it leased until B's lease ends.
     const seq = await harness.publish(request);
+    await waitFor('replica A to find the prompt leased', () =>
+      harness.attemptsOf(seq).find((a) => a.failure === 'prompt_leased'),
+    );
+    await harness.expireLease(p.key);
     const final = await harness.settled(seq);
 
     expect(harness.attemptsOf(seq)[0].failure).toBe('prompt_leased');

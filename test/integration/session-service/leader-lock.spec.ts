@@ -97,4 +97,52 @@ describe('leader lock', () => {
     expect(losses).toHaveLength(1);
     expect(lock.role).toBe('standby');
   });
+
+  it('R5 the holder proves on its own connection, at least every 5 s, that the lock is still granted', async () => {
+    const { schema } = createTestSchema('leaderproof');
+    const lock = lockFor(schema);
+    await lock.acquire();
+    let last = lock.provenAt!;
+    for (let proofs = 0; proofs < 2; proofs += 1) {
+      const previous = last;
+      last = await waitFor(
+        'the next proof',
+        () => (lock.provenAt !== undefined && lock.provenAt > previous ? lock.provenAt : undefined),
+        { timeoutMs: 5_000 },
+      );
+    }
+    expect(lock.role).toBe('active');
+  });
+
+  it('R5 a proof nobody answers (the backend stopped, its socket open) counts as losing the lock, once', async () => {
+    const { schema } = createTestSchema('leadersilent');
+    const losses: Error[] = [];
+    const lock = new LeaderLock({
+      databaseUrl: TEST_DATABASE_URL,
+      schema,
+      logger,
+      onLost: (error) => losses.push(error),
+      proofIntervalMs: 200,
+      proofTimeoutMs: 1_000,
+    });
+    locks.push(lock);
+    await lock.acquire();
+    const [{ pid }] = await withClient(async (client) => {
+      const { rows } = await client.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+        [leaderApplicationName(schema)],
+      );
+      return rows;
+    });
+    process.kill(pid, 'SIGSTOP');
+    try {
+      // Well within the 15 s the protocol allows: one interval and one unanswered proof.
+      await waitFor('the loss to be reported', () => losses.length > 0, { timeoutMs: 5_000 });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(losses).toHaveLength(1);
+    expect(losses[0].message).toContain('could not be proven within 1000 ms');
+    expect(lock.role).toBe('standby');
+  });
 });

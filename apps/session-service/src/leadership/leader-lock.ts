@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { Client, type QueryConfig } from 'pg';
 import type { Logger } from 'pino';
 
 /**
@@ -14,6 +14,14 @@ const APPLICATION_NAME_MAX = 63;
 const DEFAULT_POLL_INTERVAL_MS = 500;
 const RECONNECT_DELAY_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** How often the holder proves it still holds the lock; the protocol asks for 5 s at most. */
+const DEFAULT_PROOF_INTERVAL_MS = 2_000;
+/**
+ * How long one proof may take. A partition that closes nothing (a stopped backend, a dropped
+ * route) leaves the query unanswered, not failed; past this the lock counts as lost, so the
+ * holder stops within interval + timeout (7 s by default) of losing it.
+ */
+const DEFAULT_PROOF_TIMEOUT_MS = 5_000;
 
 export type LeaderRole = 'active' | 'standby';
 
@@ -28,6 +36,8 @@ export interface LeaderLockOptions {
    */
   onLost: (error: Error) => void;
   pollIntervalMs?: number;
+  proofIntervalMs?: number;
+  proofTimeoutMs?: number;
 }
 
 type LockState = 'waiting' | 'held' | 'lost' | 'released';
@@ -51,10 +61,21 @@ export class LeaderLock {
   private wake?: () => void;
   private readonly logger: Logger;
   private readonly pollIntervalMs: number;
+  private readonly proofIntervalMs: number;
+  private readonly proofTimeoutMs: number;
+  private proofTimer?: NodeJS.Timeout;
+  private lastProofAt?: number;
 
   constructor(private readonly options: LeaderLockOptions) {
     this.logger = options.logger.child({ component: 'leader-lock' });
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.proofIntervalMs = options.proofIntervalMs ?? DEFAULT_PROOF_INTERVAL_MS;
+    this.proofTimeoutMs = options.proofTimeoutMs ?? DEFAULT_PROOF_TIMEOUT_MS;
+  }
+
+  /** When the holder last saw its lock granted in pg_locks (epoch ms), if it holds it. */
+  get provenAt(): number | undefined {
+    return this.state === 'held' ? this.lastProofAt : undefined;
   }
 
   get role(): LeaderRole {
@@ -85,6 +106,8 @@ export class LeaderLock {
           this.answered = true;
           if (rows[0]?.taken === true) {
             this.state = 'held';
+            this.lastProofAt = Date.now();
+            this.scheduleProof(client);
             this.logger.info({ schema: this.options.schema }, 'holding the leader lock');
             return true;
           }
@@ -114,6 +137,7 @@ export class LeaderLock {
 
   /** Stops waiting, or gives the lock up by closing its connection. Idempotent. */
   async release(): Promise<void> {
+    clearTimeout(this.proofTimer);
     const held = this.state === 'held';
     if (this.state === 'waiting' || this.state === 'held') this.state = 'released';
     this.wake?.();
@@ -121,6 +145,58 @@ export class LeaderLock {
     this.client = undefined;
     await client?.end().catch(() => undefined);
     if (held) this.logger.info('released the leader lock');
+  }
+
+  /**
+   * TCP keepalive takes minutes to notice a silent partition, and a connection can look open
+   * while its backend no longer answers. So the holder asks PostgreSQL, on the lock's own
+   * connection, whether its backend still holds the lock, and gives up if no answer comes.
+   */
+  private scheduleProof(client: Client): void {
+    this.proofTimer = setTimeout(() => void this.prove(client), this.proofIntervalMs);
+  }
+
+  private async prove(client: Client): Promise<void> {
+    if (this.state !== 'held' || this.client !== client) return;
+    let held = false;
+    let failure: Error | undefined;
+    try {
+      // pg honours a per-query client-side timeout; its types only know the per-client one.
+      const proof: QueryConfig<unknown[]> & { query_timeout: number } = {
+        text: `SELECT EXISTS (
+                 SELECT 1 FROM pg_locks
+                  WHERE locktype = 'advisory' AND granted AND pid = pg_backend_pid()
+                    AND classid = $1::bigint::oid AND objid = hashtext($2)::oid AND objsubid = 2
+               ) AS held`,
+        values: [LEADER_LOCK_CLASS_ID, this.options.schema],
+        query_timeout: this.proofTimeoutMs,
+      };
+      const { rows } = await client.query<{ held: boolean }>(proof);
+      held = rows[0]?.held === true;
+      if (!held) failure = new Error('the leader lock is no longer granted to this connection');
+    } catch (error) {
+      failure = new Error(
+        `the leader lock could not be proven within ${this.proofTimeoutMs} ms: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    }
+    if (this.state !== 'held' || this.client !== client) return;
+    if (held) {
+      this.lastProofAt = Date.now();
+      this.scheduleProof(client);
+      return;
+    }
+    this.lose(client, failure ?? new Error('the leader lock could not be proven'));
+  }
+
+  private lose(client: Client, error: Error): void {
+    clearTimeout(this.proofTimer);
+    this.client = undefined;
+    this.state = 'lost';
+    // Not awaited: a backend that does not answer may never acknowledge the goodbye.
+    client.end().catch(() => undefined);
+    this.options.onLost(error);
   }
 
   private connection(): Client {
@@ -135,10 +211,11 @@ export class LeaderLock {
     const failed = (error: Error) => {
       // A connection given up on purpose, or an old one replaced while waiting, is no news.
       if (this.client !== client) return;
-      this.client = undefined;
-      if (this.state !== 'held') return;
-      this.state = 'lost';
-      this.options.onLost(error);
+      if (this.state !== 'held') {
+        this.client = undefined;
+        return;
+      }
+      this.lose(client, error);
     };
     client.on('error', failed);
     client.on('end', () => failed(new Error('the leader lock connection closed')));
