@@ -2,7 +2,7 @@
 // latency over 1,000 clicks, and the idle RSS of a service holding 10,000 parked sessions.
 // Runs the built service (`npm run build` first) against the local NATS and PostgreSQL,
 // on its own subject prefix and schema, and removes both at the end. Prints figures; asserts
-// nothing. Usage: npm run bench:session [-- --sessions 10000 --clicks 1000]
+// nothing. Usage: npm run bench:session [-- --sessions 10000 --clicks 1000 | --smoke]
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -35,8 +35,10 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const SESSIONS = arg('sessions', 10_000);
-const CLICKS = Math.min(arg('clicks', 1_000), SESSIONS);
+// --smoke: tiny counts, so `npm test` proves the bench still runs (test/bench).
+const SMOKE = process.argv.includes('--smoke');
+const SESSIONS = arg('sessions', SMOKE ? 20 : 10_000);
+const CLICKS = Math.min(arg('clicks', SMOKE ? 5 : 1_000), SESSIONS);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const token = randomBytes(4).toString('hex');
