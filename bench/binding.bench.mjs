@@ -10,6 +10,7 @@
 //
 //   npm run bench:binding -- --platform slack|discord|mattermost|all [--count 500] [--rounds 3]
 //   npm run bench:binding -- --platform all --smoke     (tiny counts: does it still run?)
+//   npm run bench:binding -- --platform slack --cpu-prof /tmp/prof   (V8 profiles of the replicas)
 //
 // Each figure is the median of `rounds` runs of `count` outputs, the floor and the binding
 // alternating so that both see the same machine. The arithmetic is bench-figures.js.
@@ -39,6 +40,8 @@ const { values: args } = parseArgs({
     smoke: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     'log-level': { type: 'string', default: 'warn' },
+    /** A directory: each binding replica writes a V8 CPU profile there when it stops. */
+    'cpu-prof': { type: 'string' },
   },
 });
 const PLATFORMS = ['slack', 'discord', 'mattermost'];
@@ -379,7 +382,10 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     const port = await freePort();
     const replica = await startChild(
       `a ${platform} binding replica`,
-      [join(root, 'dist', 'apps', setup.service, 'main.js')],
+      [
+        ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : []),
+        join(root, 'dist', 'apps', setup.service, 'main.js'),
+      ],
       {
         PORT: String(port),
         NATS_URL,

@@ -81,6 +81,9 @@ export class BindingOutputConsumer implements OnApplicationBootstrap, OnApplicat
       outputMessageHandler(this.handleOutput, this.logger.child({ component: 'outputs' })),
       {
         after: ready,
+        // Redelivered outputs are dropped by their seq or delivery id: a lost ack costs a
+        // cheap redelivery, a confirmed one a request/reply per output.
+        confirmAcks: false,
         ...(this.settings.maxInFlight === undefined
           ? {}
           : { maxInFlight: this.settings.maxInFlight }),

@@ -69,6 +69,12 @@ export interface ConsumerRunnerOptions {
   progressCheckMs?: number;
   /** Off by default: every message may run as soon as a handler slot is free. */
   fairness?: KeyFairness;
+  /**
+   * Wait for the server to confirm each ack (default), so an ack lost in a disconnect is
+   * logged. A consumer whose handler is idempotent (a redelivery is recognised and dropped)
+   * may turn it off and save a request/reply per message.
+   */
+  confirmAcks?: boolean;
   /** Called once per settled message, e.g. to count outcomes in Prometheus. */
   onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
 }
@@ -443,6 +449,12 @@ export class ConsumerRunner {
 
   private async ack(entry: InFlight): Promise<void> {
     entry.settling = true;
+    if (this.options.confirmAcks === false) {
+      this.settle(entry.msg, () => entry.msg.ack());
+      this.lastProgressAt = Date.now();
+      this.count('acked', entry.msg);
+      return;
+    }
     try {
       // ackAck waits for the server to confirm, so an ack lost in a disconnect is seen.
       await entry.msg.ackAck({ timeout: ACK_CONFIRM_TIMEOUT_MS });

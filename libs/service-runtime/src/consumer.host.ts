@@ -36,7 +36,12 @@ export class ConsumerHost implements BeforeApplicationShutdown {
   async run(
     definition: ConsumerDefinition,
     handler: MessageHandler,
-    options: { maxInFlight?: number; after?: Promise<unknown>; fairness?: KeyFairness } = {},
+    options: {
+      maxInFlight?: number;
+      after?: Promise<unknown>;
+      fairness?: KeyFairness;
+      confirmAcks?: boolean;
+    } = {},
   ): Promise<void> {
     // Registered before anything is awaited: the service is not ready until this runs.
     const started: { runner?: ConsumerRunner } = {};
@@ -71,6 +76,7 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       logger: this.logger,
       maxInFlight: options.maxInFlight ?? 16,
       ...(options.fairness ? { fairness: options.fairness } : {}),
+      ...(options.confirmAcks === undefined ? {} : { confirmAcks: options.confirmAcks }),
       retryBaseMs: this.config.TOLLGATE_RETRY_BASE_MS,
       maxPayloadBytes: () => connection.nc.info?.max_payload,
       stallAfterMs: this.config.TOLLGATE_STALL_AFTER_MS,
