@@ -27,6 +27,7 @@ import { DeliveredOutputsRepository } from './journal/delivered-outputs.reposito
 import { KnownSessionsRepository } from './journal/known-sessions.repository';
 import { PromptJournalRepository } from './journal/prompt-journal.repository';
 import { HandleOutput } from './outputs/handle-output.usecase';
+import { RateLimitPacer } from './pacing/rate-limit-pacer';
 import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
 import { newReplicaId } from './replica-id';
 
@@ -135,6 +136,7 @@ export class BindingCoreModule {
               replicaId,
               leaseMs: settings.leaseMs,
               logger: logger.child({ component: 'binding-core', replicaId }),
+              pacer: new RateLimitPacer({ windowDivisor: config.TOLLGATE_RATE_WINDOW_DIVISOR }),
             }),
           inject: [
             SERVICE_CONFIG,

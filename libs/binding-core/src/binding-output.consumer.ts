@@ -84,6 +84,10 @@ export class BindingOutputConsumer implements OnApplicationBootstrap, OnApplicat
         // Redelivered outputs are dropped by their seq or delivery id: a lost ack costs a
         // cheap redelivery, a confirmed one a request/reply per output.
         confirmAcks: false,
+        // A restart's refreshes are set aside as they arrive, without a handler slot.
+        triage: (subject, data) => this.handleOutput.triage(subject, data),
+        // The next pull is under way while the handlers still run (issue 12, P4).
+        maxHeld: 2 * (this.settings.maxInFlight ?? 16),
         ...(this.settings.maxInFlight === undefined
           ? {}
           : { maxInFlight: this.settings.maxInFlight }),

@@ -21,6 +21,8 @@ export * from './journal/known-sessions.repository';
 export * from './outputs/effect-failure';
 export * from './outputs/handle-output.usecase';
 export * from './outputs/output.consumer';
+export * from './pacing/rate-limit-pacer';
+export * from './pacing/output-priority';
 
 export * from './inbound/command-publisher.port';
 export * from './inbound/jetstream-command.publisher';

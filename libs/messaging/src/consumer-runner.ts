@@ -75,6 +75,17 @@ export interface ConsumerRunnerOptions {
    * may turn it off and save a request/reply per message.
    */
   confirmAcks?: boolean;
+  /**
+   * Looked at as each message arrives, before it takes a handler slot: a delay sets the
+   * message aside (nak with that delay, counted `deferred`) without handling it, e.g. work the
+   * platform has no room for yet. Not asked on the last allowed delivery.
+   */
+  triage?: (subject: string, data: Uint8Array) => number | undefined;
+  /**
+   * Messages held at once, running or queued for a slot (at least maxInFlight, the default):
+   * the next pull is under way while handlers still run.
+   */
+  maxHeld?: number;
   /** Called once per settled message, e.g. to count outcomes in Prometheus. */
   onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
 }
@@ -319,7 +330,10 @@ export class ConsumerRunner {
   }
 
   private maxHeld(): number {
-    return Math.max(this.maxInFlight, this.options.fairness?.maxHeld ?? this.maxInFlight);
+    return Math.max(
+      this.maxInFlight,
+      this.options.fairness?.maxHeld ?? this.options.maxHeld ?? this.maxInFlight,
+    );
   }
 
   private accept(msg: JsMsg): void {
@@ -331,6 +345,7 @@ export class ConsumerRunner {
       this.nak(entry, 0);
       return;
     }
+    if (this.triaged(entry)) return;
     if (fairness && key !== undefined) {
       const waiting = this.deferredByKey.get(key);
       waiting?.delete(msg.info.streamSequence);
@@ -407,6 +422,26 @@ export class ConsumerRunner {
     entry.settling = true;
     this.settle(entry.msg, () => entry.msg.nak(fairness.deferMs));
     this.count('deferred', entry.msg);
+  }
+
+  /** Whether triage set the message aside. */
+  private triaged(entry: InFlight): boolean {
+    const { triage } = this.options;
+    const { msg } = entry;
+    if (triage === undefined) return false;
+    if (this.maxDeliver > 0 && msg.info.deliveryCount >= this.maxDeliver) return false;
+    let delayMs: number | undefined;
+    try {
+      delayMs = triage(msg.subject, msg.data);
+    } catch (error) {
+      this.logger.warn({ ...this.describe(msg), err: error }, 'triage threw; handling the message');
+      return false;
+    }
+    if (delayMs === undefined || delayMs <= 0) return false;
+    entry.settling = true;
+    this.settle(msg, () => msg.nak(delayMs));
+    this.count('deferred', msg);
+    return true;
   }
 
   private async process(entry: InFlight): Promise<void> {

@@ -73,6 +73,9 @@ function baseShape(service: ServiceName) {
     // A consumer with messages waiting and nothing settled for this long is not ready.
     TOLLGATE_STALL_AFTER_MS: integer(1_000, 86_400_000).default(120_000),
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
+    // Divides every chat platform rate-limit window a binding paces by: 1 in production;
+    // tests and benches run the platforms' limits faster with a larger one.
+    TOLLGATE_RATE_WINDOW_DIVISOR: integer(1, 1_000_000).default(1),
   };
 }
 

@@ -41,6 +41,8 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       after?: Promise<unknown>;
       fairness?: KeyFairness;
       confirmAcks?: boolean;
+      maxHeld?: number;
+      triage?: (subject: string, data: Uint8Array) => number | undefined;
     } = {},
   ): Promise<void> {
     // Registered before anything is awaited: the service is not ready until this runs.
@@ -77,6 +79,8 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       maxInFlight: options.maxInFlight ?? 16,
       ...(options.fairness ? { fairness: options.fairness } : {}),
       ...(options.confirmAcks === undefined ? {} : { confirmAcks: options.confirmAcks }),
+      ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
+      ...(options.triage === undefined ? {} : { triage: options.triage }),
       retryBaseMs: this.config.TOLLGATE_RETRY_BASE_MS,
       maxPayloadBytes: () => connection.nc.info?.max_payload,
       stallAfterMs: this.config.TOLLGATE_STALL_AFTER_MS,

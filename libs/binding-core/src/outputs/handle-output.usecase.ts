@@ -14,7 +14,14 @@ import type {
 } from '../journal/delivered-outputs.port';
 import type { KnownSessions } from '../journal/known-sessions.port';
 import type { PromptClaim, PromptJournal, PromptLease } from '../journal/prompt-journal.port';
-import type { MessageRef, PlatformAdapter, PromptViewKind } from '../platform-adapter.port';
+import { priorityOf, refreshConversationOf } from '../pacing/output-priority';
+import type { CallPriority, RateLimitPacer } from '../pacing/rate-limit-pacer';
+import type {
+  MessageRef,
+  PacedCall,
+  PlatformAdapter,
+  PromptViewKind,
+} from '../platform-adapter.port';
 import type { PromptDropReason } from '../prompt/prompt-decision';
 import {
   decidePrompt,
@@ -36,11 +43,16 @@ export interface HandleOutputDeps {
   /** How long a claim may hold a prompt before another handler may assume it died. */
   readonly leaseMs: number;
   readonly logger: Logger;
+  /** Paces platform calls by the adapter's rate-limit buckets; none: calls are not paced. */
+  readonly pacer?: RateLimitPacer;
 }
 
 /** What handling one output did; every refusal or failure is thrown with a reason instead. */
 export type OutputHandled =
-  | { readonly outcome: 'dropped'; readonly reason: PromptDropReason | 'already_delivered' }
+  | {
+      readonly outcome: 'dropped';
+      readonly reason: PromptDropReason | 'already_delivered' | 'superseded';
+    }
   | { readonly outcome: 'tombstoned' }
   | { readonly outcome: 'posted'; readonly messageRef: MessageRef }
   | { readonly outcome: 'edited'; readonly view: PromptViewKind }
@@ -80,8 +92,22 @@ interface DeliveryEffect<T> {
  */
 export class HandleOutput {
   private readonly inSessionOrder = new SessionSequencer();
+  /** Per prompt, the newest seq among the outputs this replica holds: older refreshes skip. */
+  private readonly newestHeld = new Map<string, number>();
 
   constructor(private readonly deps: HandleOutputDeps) {}
+
+  /**
+   * As a delivery arrives, before it is handled: how long to set a refresh aside when the
+   * platform has no room for it beside urgent work; undefined for everything else.
+   */
+  triage(subject: string, data: Uint8Array): number | undefined {
+    const { pacer, adapter } = this.deps;
+    if (pacer === undefined || adapter.rateBuckets === undefined) return undefined;
+    const conversation = refreshConversationOf(subject, data);
+    if (conversation === undefined || conversation.platform !== adapter.platform) return undefined;
+    return pacer.refreshDelayMs(adapter.rateBuckets({ effect: 'edit_prompt', conversation }));
+  }
 
   /**
    * Validates a delivery against the subject it came on, then handles it once the outputs of
@@ -91,7 +117,17 @@ export class HandleOutput {
     const parsed = parseOutputForSubject(this.deps.subjects, subject, data);
     if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
     const output = parsed.value;
-    return this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+    if (output.type === 'TextOutput' || output.type === 'ToolInteractionRejected') {
+      return this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+    }
+    // Several outputs of one prompt held at once: only the newest visible state is rendered.
+    const key = `${output.sessionId}\u0000${output.callId}`;
+    this.newestHeld.set(key, Math.max(this.newestHeld.get(key) ?? 0, output.seq));
+    try {
+      return await this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+    } finally {
+      if (this.newestHeld.get(key) === output.seq) this.newestHeld.delete(key);
+    }
   }
 
   async execute(output: Output): Promise<OutputHandled> {
@@ -119,6 +155,12 @@ export class HandleOutput {
     const { prompts, replicaId, leaseMs } = this.deps;
     const key = { sessionId: output.sessionId, callId: output.callId };
     const log = this.logFor(output);
+    const priority = priorityOf(output);
+    const newest = this.newestHeld.get(`${output.sessionId}\u0000${output.callId}`) ?? 0;
+    if (priority === 'refresh' && newest > output.seq) {
+      log.debug({ newestSeq: newest }, 'refresh superseded by a newer output held here');
+      return { outcome: 'dropped', reason: 'superseded' };
+    }
     for (let attempt = 1; attempt <= MAX_CLAIMS; attempt += 1) {
       const claim = await prompts.claim(
         { key, conversation: output.conversation, owner: replicaId, leaseMs },
@@ -141,7 +183,7 @@ export class HandleOutput {
           await this.settleUnfinishedPost(claim, log);
           continue;
         case 'claimed':
-          return this.makeEffect(claim, log);
+          return this.makeEffect(claim, log, priority);
       }
     }
     throw new TransientFailure('prompt_unsettled');
@@ -150,11 +192,17 @@ export class HandleOutput {
   private async makeEffect(
     claim: Extract<PromptClaim, { kind: 'claimed' }>,
     log: Logger,
+    priority: CallPriority,
   ): Promise<OutputHandled> {
     const { adapter, prompts } = this.deps;
     const { decision, target, lease } = claim;
     let shownAt: MessageRef;
+    const call: PacedCall =
+      decision.kind === 'post'
+        ? { effect: 'post_prompt', conversation: target.conversation }
+        : { effect: 'edit_prompt', conversation: target.conversation, ref: decision.messageRef };
     try {
+      await this.pace(call, priority);
       switch (decision.kind) {
         case 'post':
           shownAt = await adapter.postPrompt(target, decision.view);
@@ -166,7 +214,10 @@ export class HandleOutput {
       }
     } catch (error) {
       await this.releasePrompt(lease, log);
-      throw effectFailure(adapter, decision.kind === 'post' ? 'post_prompt' : 'edit_prompt', error);
+      throw this.rateLimited(
+        call,
+        effectFailure(adapter, decision.kind === 'post' ? 'post_prompt' : 'edit_prompt', error),
+      );
     }
     if (!(await prompts.complete(lease, effectEvents(decision, shownAt)))) {
       log.warn(
@@ -279,13 +330,21 @@ export class HandleOutput {
     if (found !== undefined) {
       log.info({ kind }, 'the earlier attempt reached the platform; adopted');
     }
+    const paced: PacedCall = {
+      effect: kind === 'text' ? 'post_text' : 'send_notice',
+      conversation: output.conversation,
+    };
     const result =
       found ??
       (await this.underDeliveryLease(
         claim.lease,
         log,
-        kind === 'text' ? 'post_text' : 'send_notice',
-        effect.deliver,
+        paced.effect,
+        async () => {
+          await this.pace(paced, 'urgent');
+          return effect.deliver();
+        },
+        paced,
       ));
     if (await deliveries.complete(claim.lease, result ?? undefined)) {
       log.info({ kind }, 'output delivered');
@@ -301,13 +360,36 @@ export class HandleOutput {
     log: Logger,
     effect: PlatformEffect,
     call: () => Promise<R>,
+    paced?: PacedCall,
   ): Promise<R> {
     try {
       return await call();
     } catch (error) {
       await this.releaseDelivery(lease, log);
-      throw effectFailure(this.deps.adapter, effect, error);
+      const failure = effectFailure(this.deps.adapter, effect, error);
+      throw paced === undefined ? failure : this.rateLimited(paced, failure);
     }
+  }
+
+  /** Waits for room in the call's rate-limit buckets. */
+  private async pace(call: PacedCall, priority: CallPriority): Promise<void> {
+    const { pacer, adapter } = this.deps;
+    if (pacer === undefined || adapter.rateBuckets === undefined) return;
+    await pacer.take(adapter.rateBuckets(call), priority);
+  }
+
+  /** A 429 is a signal: the call's buckets stop for its Retry-After. Returns the failure. */
+  private rateLimited<F extends Error>(call: PacedCall, failure: F): F {
+    const { pacer, adapter } = this.deps;
+    if (
+      pacer !== undefined &&
+      adapter.rateBuckets !== undefined &&
+      failure instanceof TransientFailure &&
+      failure.reason.includes('rate_limited')
+    ) {
+      pacer.blocked(adapter.rateBuckets(call), failure.retryAfterMs ?? 1_000);
+    }
+    return failure;
   }
 
   // A release that fails only makes the retry wait for the lease to run out.
