@@ -28,6 +28,8 @@ import { KnownSessionsRepository } from './journal/known-sessions.repository';
 import { PromptJournalRepository } from './journal/prompt-journal.repository';
 import { HandleOutput } from './outputs/handle-output.usecase';
 import { RateLimitPacer } from './pacing/rate-limit-pacer';
+import { OwedRefreshesRepository } from './journal/owed-refreshes.repository';
+import { OwedRefreshSweeper } from './outputs/owed-refresh.sweeper';
 import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
 import { newReplicaId } from './replica-id';
 
@@ -126,6 +128,8 @@ export class BindingCoreModule {
             prompts: PromptJournalRepository,
             deliveries: DeliveredOutputsRepository,
             sessions: KnownSessionsRepository,
+            pacer: RateLimitPacer,
+            owedRefreshes: OwedRefreshesRepository,
           ) =>
             new HandleOutput({
               subjects: new Subjects(config.TOLLGATE_SUBJECT_PREFIX),
@@ -136,7 +140,8 @@ export class BindingCoreModule {
               replicaId,
               leaseMs: settings.leaseMs,
               logger: logger.child({ component: 'binding-core', replicaId }),
-              pacer: new RateLimitPacer({ windowDivisor: config.TOLLGATE_RATE_WINDOW_DIVISOR }),
+              pacer,
+              owedRefreshes,
             }),
           inject: [
             SERVICE_CONFIG,
@@ -147,6 +152,50 @@ export class BindingCoreModule {
             PromptJournalRepository,
             DeliveredOutputsRepository,
             KnownSessionsRepository,
+            RateLimitPacer,
+            OwedRefreshesRepository,
+          ],
+        },
+        {
+          provide: RateLimitPacer,
+          useFactory: (config: BaseConfig) =>
+            new RateLimitPacer({ windowDivisor: config.TOLLGATE_RATE_WINDOW_DIVISOR }),
+          inject: [SERVICE_CONFIG],
+        },
+        {
+          provide: OwedRefreshesRepository,
+          useFactory: (database: DatabaseClient) =>
+            new OwedRefreshesRepository(() => database.whenReady()),
+          inject: [DatabaseClient],
+        },
+        {
+          provide: OwedRefreshSweeper,
+          useFactory: (
+            logger: Logger,
+            settings: BindingCoreSettings,
+            adapter: PlatformAdapter,
+            replicaId: string,
+            handleOutput: HandleOutput,
+            pacer: RateLimitPacer,
+            owed: OwedRefreshesRepository,
+          ) =>
+            new OwedRefreshSweeper({
+              owed,
+              handleOutput,
+              pacer,
+              adapter,
+              replicaId,
+              leaseMs: settings.leaseMs,
+              logger: logger.child({ component: 'owed-refreshes', replicaId }),
+            }),
+          inject: [
+            SERVICE_LOGGER,
+            BINDING_CORE_OPTIONS,
+            PLATFORM_ADAPTER,
+            REPLICA_ID,
+            HandleOutput,
+            RateLimitPacer,
+            OwedRefreshesRepository,
           ],
         },
         {

@@ -12,6 +12,13 @@ export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
 export type ConsumerOutcome = 'acked' | 'naked' | 'deferred' | 'dead_lettered';
 
 /**
+ * What triage decided for a message as it arrived: set it aside for `deferMs` (nak with that
+ * delay), or `absorbed` — taken over by work that acks the message once it resolves (and
+ * naks it if it rejects), without a handler slot.
+ */
+export type TriageVerdict = { readonly deferMs: number } | { readonly absorbed: Promise<void> };
+
+/**
  * Fairness between the keys (e.g. sessions) of one durable. JetStream hands messages out in
  * stream order and counts every delivered, unsettled one against max_ack_pending, so without
  * this one key's backlog (a flood into one chat thread, whose commands run one at a time
@@ -76,11 +83,11 @@ export interface ConsumerRunnerOptions {
    */
   confirmAcks?: boolean;
   /**
-   * Looked at as each message arrives, before it takes a handler slot: a delay sets the
-   * message aside (nak with that delay, counted `deferred`) without handling it, e.g. work the
-   * platform has no room for yet. Not asked on the last allowed delivery.
+   * Looked at as each message arrives, before it takes a handler slot (undefined: handle it as
+   * usual), e.g. for work the platform has no room for yet. Not asked on the last allowed
+   * delivery, nor must it throw for what the handler would refuse: that is the handler's.
    */
-  triage?: (subject: string, data: Uint8Array) => number | undefined;
+  triage?: (subject: string, data: Uint8Array) => TriageVerdict | undefined;
   /**
    * Messages held at once, running or queued for a slot (at least maxInFlight, the default):
    * the next pull is under way while handlers still run.
@@ -125,6 +132,8 @@ export class ConsumerRunner {
   private state: RunnerState = 'idle';
   /** Every message held: running, or queued until its key may run. */
   private readonly inFlight = new Set<InFlight>();
+  /** Messages triage handed to other work, until it acks them; drain waits for them too. */
+  private readonly absorbed = new Set<Promise<void>>();
   private readonly queued: InFlight[] = [];
   private running = 0;
   private readonly runningByKey = new Map<string, number>();
@@ -256,7 +265,10 @@ export class ConsumerRunner {
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, deadlineMs);
     });
-    await Promise.race([Promise.all([...this.inFlight].map((entry) => entry.done)), deadline]);
+    await Promise.race([
+      Promise.all([...[...this.inFlight].map((entry) => entry.done), ...this.absorbed]),
+      deadline,
+    ]);
     clearTimeout(timer);
     const abandoned = [...this.inFlight].filter((entry) => !entry.settling);
     for (const entry of abandoned) {
@@ -430,17 +442,43 @@ export class ConsumerRunner {
     const { msg } = entry;
     if (triage === undefined) return false;
     if (this.maxDeliver > 0 && msg.info.deliveryCount >= this.maxDeliver) return false;
-    let delayMs: number | undefined;
+    let verdict: TriageVerdict | undefined;
     try {
-      delayMs = triage(msg.subject, msg.data);
+      verdict = triage(msg.subject, msg.data);
     } catch (error) {
       this.logger.warn({ ...this.describe(msg), err: error }, 'triage threw; handling the message');
       return false;
     }
-    if (delayMs === undefined || delayMs <= 0) return false;
+    if (verdict === undefined) return false;
     entry.settling = true;
-    this.settle(msg, () => msg.nak(delayMs));
-    this.count('deferred', msg);
+    if ('deferMs' in verdict) {
+      this.settle(msg, () => msg.nak(verdict.deferMs));
+      this.count('deferred', msg);
+      return true;
+    }
+    // Kept alive while the other work runs, as a held message is.
+    const keepAlive = setInterval(
+      () => this.settle(msg, () => msg.working()),
+      Math.max(100, Math.floor(this.ackWaitMs / 3)),
+    );
+    const done: Promise<void> = verdict.absorbed
+      .then(
+        () => {
+          this.settle(msg, () => msg.ack());
+          this.lastProgressAt = Date.now();
+          this.count('acked', msg);
+        },
+        (error: unknown) => {
+          this.logger.warn({ ...this.describe(msg), err: error }, 'absorbed work failed; nak');
+          this.settle(msg, () => msg.nak(retryDelayMs(msg.info.deliveryCount, this.retryPolicy)));
+          this.count('naked', msg);
+        },
+      )
+      .finally(() => {
+        clearInterval(keepAlive);
+        this.absorbed.delete(done);
+      });
+    this.absorbed.add(done);
     return true;
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/comm
 import {
   ConsumerRunner,
   type ConsumerDefinition,
+  type ConsumerRunnerOptions,
   type KeyFairness,
   type MessageHandler,
 } from '@tollgate/messaging';
@@ -42,7 +43,7 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       fairness?: KeyFairness;
       confirmAcks?: boolean;
       maxHeld?: number;
-      triage?: (subject: string, data: Uint8Array) => number | undefined;
+      triage?: ConsumerRunnerOptions['triage'];
     } = {},
   ): Promise<void> {
     // Registered before anything is awaited: the service is not ready until this runs.

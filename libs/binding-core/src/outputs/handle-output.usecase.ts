@@ -1,10 +1,16 @@
-import { InvalidPayload, PermanentFailure, TransientFailure } from '@tollgate/messaging';
+import {
+  InvalidPayload,
+  PermanentFailure,
+  TransientFailure,
+  type TriageVerdict,
+} from '@tollgate/messaging';
 import {
   parseOutputForSubject,
   type Output,
   type Subjects,
   type TextOutput,
   type ToolInteractionRejected,
+  type ToolInteractionUpdate,
 } from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import type {
@@ -13,8 +19,9 @@ import type {
   DeliveryLease,
 } from '../journal/delivered-outputs.port';
 import type { KnownSessions } from '../journal/known-sessions.port';
+import type { OwedRefreshes } from '../journal/owed-refreshes.port';
 import type { PromptClaim, PromptJournal, PromptLease } from '../journal/prompt-journal.port';
-import { priorityOf, refreshConversationOf } from '../pacing/output-priority';
+import { priorityOf } from '../pacing/output-priority';
 import type { CallPriority, RateLimitPacer } from '../pacing/rate-limit-pacer';
 import type {
   MessageRef,
@@ -45,6 +52,8 @@ export interface HandleOutputDeps {
   readonly logger: Logger;
   /** Paces platform calls by the adapter's rate-limit buckets; none: calls are not paced. */
   readonly pacer?: RateLimitPacer;
+  /** Where refreshes the platform has no room for wait; none: every refresh is handled. */
+  readonly owedRefreshes?: OwedRefreshes;
 }
 
 /** What handling one output did; every refusal or failure is thrown with a reason instead. */
@@ -98,15 +107,32 @@ export class HandleOutput {
   constructor(private readonly deps: HandleOutputDeps) {}
 
   /**
-   * As a delivery arrives, before it is handled: how long to set a refresh aside when the
-   * platform has no room for it beside urgent work; undefined for everything else.
+   * As a delivery arrives, before it takes a handler slot: a refresh the platform has no room
+   * for now is parked (the delivery is acked once it is stored) and shown later by the
+   * owed-refresh sweeper; everything else is handled as usual.
    */
-  triage(subject: string, data: Uint8Array): number | undefined {
-    const { pacer, adapter } = this.deps;
-    if (pacer === undefined || adapter.rateBuckets === undefined) return undefined;
-    const conversation = refreshConversationOf(subject, data);
-    if (conversation === undefined || conversation.platform !== adapter.platform) return undefined;
-    return pacer.refreshDelayMs(adapter.rateBuckets({ effect: 'edit_prompt', conversation }));
+  triage(subject: string, data: Uint8Array): TriageVerdict | undefined {
+    const { pacer, adapter, owedRefreshes, subjects } = this.deps;
+    if (!pacer || !owedRefreshes || !adapter.rateBuckets || !subject.endsWith('.update')) {
+      return undefined;
+    }
+    // Validated as the handler would; what it would refuse, it refuses (and dead-letters).
+    const parsed = parseOutputForSubject(subjects, subject, data);
+    if (!parsed.ok || parsed.value.type !== 'ToolInteractionUpdate') return undefined;
+    const output = parsed.value;
+    if (priorityOf(output) !== 'refresh' || output.conversation.platform !== adapter.platform) {
+      return undefined;
+    }
+    const conversation = output.conversation;
+    if (pacer.admitRefresh(adapter.rateBuckets({ effect: 'edit_prompt', conversation }))) {
+      return undefined;
+    }
+    return { absorbed: owedRefreshes.owe(output) };
+  }
+
+  /** A parked refresh, shown now: in its session's order, like any output. */
+  handleOwed(output: ToolInteractionUpdate): Promise<OutputHandled> {
+    return this.inSessionOrder.run(output.sessionId, () => this.execute(output));
   }
 
   /**

@@ -17,8 +17,13 @@ export interface PacerOptions {
   windowDivisor?: number;
   /** Share of each bucket refreshes may not use, kept for urgent work. Default 0.2. */
   urgentReserve?: number;
-  /** Share of each limit the pacer uses, for the clocks and delays between it and the platform. */
+  /**
+   * Share of each limit the pacer spaces calls for; the rest absorbs the jitter between a
+   * call leaving and the platform counting it. Default 0.85.
+   */
   headroom?: number;
+  /** Calls an idle bucket lets through back to back, as a share of its limit. Default 0.05. */
+  burst?: number;
   now?: () => number;
 }
 
@@ -26,21 +31,25 @@ export interface PacerOptions {
 const ADMISSION_HOLD_MS = 2_000;
 
 interface BucketState {
-  readonly limit: number;
-  readonly windowMs: number;
-  /** Refreshes may start only while fewer than this many calls are in the window. */
-  readonly refreshLimit: number;
-  /** Start times of the calls in the current window, oldest first. */
-  readonly starts: number[];
+  /** Spacing between calls. */
+  readonly intervalMs: number;
+  /** Spacing between refreshes: they may use only part of the bucket. */
+  readonly refreshIntervalMs: number;
+  /** How far ahead of its schedule a bucket may run: the burst an idle bucket allows. */
+  readonly burstMs: number;
+  /** When the next call is due if calls ran exactly at the limit (GCRA's TAT). */
+  dueAt: number;
+  /** The same for refreshes alone. */
+  refreshDueAt: number;
   /** Until when the platform said to stop (a 429's Retry-After). */
   blockedUntil: number;
-  /** Refreshes admitted by triage and not yet started, by when they stop counting. */
+  /** Refreshes admitted and not yet started, by when they stop counting. */
   readonly admitted: number[];
-  /** The last slot handed to a deferred refresh: the next one goes after it. */
-  refreshHorizon: number;
   /** Calls waiting on this bucket, and how many of them are urgent. */
   waiting: number;
   urgentWaiting: number;
+  /** After this, the bucket holds nothing worth keeping. */
+  idleAfter: number;
 }
 
 interface Waiter {
@@ -50,14 +59,16 @@ interface Waiter {
 }
 
 /**
- * Paces one replica's calls to a platform so that its rate limits are respected before a 429
- * says so: a sliding-window log per bucket (exact, and what the platforms describe), with a
- * share of every bucket kept for urgent work. Urgent calls wait their turn in memory, in
- * order; a refresh is admitted only while the bucket has room beyond that share and no
- * urgent call waits, and otherwise deferred to a slot of its own, so a restart's thousands of
- * refreshes flow at the rate the platform allows instead of queuing in front of everything
- * (issue 12, P5). A 429 still arrives now and then (clocks, other clients of the same
- * workspace): it blocks its buckets for the Retry-After.
+ * Paces one replica's calls to a platform so that its rate limits hold before a 429 says so
+ * (issue 12, P5). Each bucket spaces its calls evenly (the generic cell rate algorithm: a call
+ * may start once the bucket's schedule has reached it, less a small burst), at a little under
+ * the platform's limit, so that no window the platform counts over ever sees more than the
+ * limit even when calls arrive a little late or early. A share of every bucket is kept for
+ * urgent work: urgent calls wait their turn in memory, in order; a refresh is admitted only
+ * while the bucket has room beyond that share and no call waits, and is otherwise parked
+ * (owed-refreshes) and shown later, so a restart's thousands of refreshes flow at the rate
+ * the platform allows instead of queuing in front of everything. A 429 still arrives now and
+ * then (other clients of the same workspace): it stops its buckets for the Retry-After.
  */
 export class RateLimitPacer {
   private readonly buckets = new Map<string, BucketState>();
@@ -66,41 +77,35 @@ export class RateLimitPacer {
   private readonly divisor: number;
   private readonly reserve: number;
   private readonly headroom: number;
+  private readonly burst: number;
   private readonly now: () => number;
 
   constructor(options: PacerOptions = {}) {
     this.divisor = Math.max(1, options.windowDivisor ?? 1);
-    this.reserve = options.urgentReserve ?? 0.2;
-    this.headroom = options.headroom ?? 0.9;
+    this.reserve = Math.min(0.9, Math.max(0, options.urgentReserve ?? 0.2));
+    this.headroom = options.headroom ?? 0.85;
+    this.burst = options.burst ?? 0.05;
     this.now = options.now ?? Date.now;
   }
 
   /**
-   * For a refresh about to be handled: undefined when it may go now (its place is held for a
-   * while), else how long to set it aside. Deferred refreshes get consecutive slots at the
-   * rate refreshes may use, so they come back spread out rather than all at once.
+   * For a refresh about to be handled: true when the buckets have room for it beyond the
+   * urgent reserve and no call waits on them; its place is then held for a while, so the
+   * refreshes admitted together never add up to more than that room. `withinMs`: how soon
+   * the last one admitted must be able to start (one refresh interval by default).
    */
-  refreshDelayMs(specs: readonly RateBucket[]): number | undefined {
+  admitRefresh(specs: readonly RateBucket[], withinMs?: number): boolean {
     const now = this.now();
     const states = specs.map((spec) => this.state(spec, now));
-    const free = states.every(
+    const room = states.every(
       (b) =>
         b.blockedUntil <= now &&
         b.waiting === 0 &&
-        b.starts.length + b.admitted.length < b.refreshLimit,
+        Math.max(now, b.dueAt, b.refreshDueAt) + b.admitted.length * b.refreshIntervalMs <=
+          now + Math.max(b.refreshIntervalMs, withinMs ?? 0),
     );
-    if (free) {
-      for (const b of states) b.admitted.push(now + ADMISSION_HOLD_MS);
-      return undefined;
-    }
-    let delay = 0;
-    for (const b of states) {
-      const interval = b.windowMs / Math.max(1, b.refreshLimit);
-      const earliest = Math.max(now + this.untilRoom(b, now, b.refreshLimit), b.blockedUntil);
-      b.refreshHorizon = Math.max(earliest, b.refreshHorizon + interval);
-      delay = Math.max(delay, b.refreshHorizon - now);
-    }
-    return Math.ceil(delay);
+    if (room) for (const b of states) b.admitted.push(now + ADMISSION_HOLD_MS);
+    return room;
   }
 
   /**
@@ -118,7 +123,7 @@ export class RateLimitPacer {
       priority === 'urgent' ? b.urgentWaiting > 0 : b.waiting > 0,
     );
     if (!queued && this.mayStart(states, priority, now)) {
-      this.start(states, now);
+      this.start(states, priority, now);
       return Promise.resolve();
     }
     return new Promise((resolve) => {
@@ -148,18 +153,25 @@ export class RateLimitPacer {
     this.schedule();
   }
 
-  private capOf(b: BucketState, priority: CallPriority): number {
-    return priority === 'urgent' ? b.limit : b.refreshLimit;
+  /** How long until a call of `priority` may start in `b`; 0 when it may now. */
+  private wait(b: BucketState, priority: CallPriority, now: number): number {
+    const scheduled =
+      priority === 'urgent' ? b.dueAt - b.burstMs : Math.max(b.dueAt, b.refreshDueAt);
+    return Math.max(0, b.blockedUntil - now, scheduled - now);
   }
 
   private mayStart(states: BucketState[], priority: CallPriority, now: number): boolean {
-    return states.every(
-      (b) => b.blockedUntil <= now && b.starts.length < this.capOf(b, priority),
-    );
+    return states.every((b) => this.wait(b, priority, now) === 0);
   }
 
-  private start(states: BucketState[], now: number): void {
-    for (const b of states) b.starts.push(now);
+  private start(states: BucketState[], priority: CallPriority, now: number): void {
+    for (const b of states) {
+      b.dueAt = Math.max(b.dueAt, now) + b.intervalMs;
+      if (priority === 'refresh') {
+        b.refreshDueAt = Math.max(b.refreshDueAt, now) + b.refreshIntervalMs;
+      }
+      b.idleAfter = Math.max(b.dueAt, b.refreshDueAt, b.blockedUntil);
+    }
   }
 
   /** Starts every waiter that may start now; one that may not holds back its buckets only. */
@@ -167,9 +179,8 @@ export class RateLimitPacer {
     this.timer = undefined;
     const now = this.now();
     const held = new Set<BucketState>();
-    for (let i = 0; i < this.waiters.length; ) {
-      const waiter = this.waiters[i]!;
-      for (const b of waiter.buckets) this.prune(b, now);
+    for (let i = 0; i < this.waiters.length;) {
+      const waiter = this.waiters[i];
       const clear =
         waiter.buckets.every((b) => !held.has(b)) &&
         this.mayStart(waiter.buckets, waiter.priority, now);
@@ -183,7 +194,7 @@ export class RateLimitPacer {
         b.waiting -= 1;
         if (waiter.priority === 'urgent') b.urgentWaiting -= 1;
       }
-      this.start(waiter.buckets, now);
+      this.start(waiter.buckets, waiter.priority, now);
       waiter.resolve();
     }
     this.schedule();
@@ -192,36 +203,13 @@ export class RateLimitPacer {
   private schedule(): void {
     if (this.timer !== undefined || this.waiters.length === 0) return;
     const now = this.now();
-    let wait = Infinity;
+    let soonest = Infinity;
     for (const waiter of this.waiters) {
-      const cap = (b: BucketState) => this.capOf(b, waiter.priority);
-      wait = Math.min(
-        wait,
-        Math.max(
-          ...waiter.buckets.map((b) =>
-            Math.max(b.blockedUntil - now, this.untilRoom(b, now, cap(b))),
-          ),
-        ),
-      );
+      const own = Math.max(...waiter.buckets.map((b) => this.wait(b, waiter.priority, now)));
+      soonest = Math.min(soonest, own);
     }
-    this.timer = setTimeout(() => this.release(), Math.max(1, Math.ceil(wait)));
+    this.timer = setTimeout(() => this.release(), Math.max(1, Math.ceil(soonest)));
     this.timer.unref();
-  }
-
-  /** Until fewer than `cap` calls are in the window; 0 when they already are. */
-  private untilRoom(b: BucketState, now: number, cap = b.limit): number {
-    this.prune(b, now);
-    if (b.starts.length < cap) return 0;
-    return b.starts[b.starts.length - cap]! + b.windowMs - now;
-  }
-
-  private prune(b: BucketState, now: number): void {
-    let old = 0;
-    while (old < b.starts.length && b.starts[old]! <= now - b.windowMs) old += 1;
-    if (old > 0) b.starts.splice(0, old);
-    let lapsed = 0;
-    while (lapsed < b.admitted.length && b.admitted[lapsed]! <= now) lapsed += 1;
-    if (lapsed > 0) b.admitted.splice(0, lapsed);
   }
 
   private state(spec: RateBucket, now: number): BucketState {
@@ -229,34 +217,32 @@ export class RateLimitPacer {
     if (b === undefined) {
       // Idle buckets are forgotten (one per channel adds up); a full map is swept first.
       if (this.buckets.size >= 10_000) this.sweep(now);
-      const limit = Math.max(1, Math.floor(spec.limit * this.headroom));
+      const windowMs = spec.windowMs / this.divisor;
+      const paced = Math.max(1, spec.limit * this.headroom);
+      const intervalMs = windowMs / paced;
       b = {
-        limit,
-        windowMs: spec.windowMs / this.divisor,
-        refreshLimit: Math.max(1, Math.floor(limit * (1 - this.reserve))),
-        starts: [],
+        intervalMs,
+        refreshIntervalMs: intervalMs / (1 - this.reserve),
+        burstMs: intervalMs * Math.max(0, Math.floor(spec.limit * this.burst) - 1),
+        dueAt: 0,
+        refreshDueAt: 0,
         blockedUntil: 0,
         admitted: [],
-        refreshHorizon: 0,
         waiting: 0,
         urgentWaiting: 0,
+        idleAfter: 0,
       };
       this.buckets.set(spec.key, b);
     }
-    this.prune(b, now);
+    let lapsed = 0;
+    while (lapsed < b.admitted.length && b.admitted[lapsed] <= now) lapsed += 1;
+    if (lapsed > 0) b.admitted.splice(0, lapsed);
     return b;
   }
 
   private sweep(now: number): void {
     for (const [key, b] of this.buckets) {
-      this.prune(b, now);
-      if (
-        b.starts.length === 0 &&
-        b.admitted.length === 0 &&
-        b.waiting === 0 &&
-        b.blockedUntil <= now &&
-        b.refreshHorizon <= now
-      ) {
+      if (b.idleAfter <= now && b.waiting === 0 && b.admitted.every((until) => until <= now)) {
         this.buckets.delete(key);
       }
     }
