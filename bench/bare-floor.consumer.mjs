@@ -17,9 +17,11 @@ const { natsUrl, stream, durable, databaseUrl, table, platform, apiBase, token, 
   config;
 const staticBody = config.body;
 
-const pool = new Pool({ connectionString: databaseUrl, max: concurrency });
+// A connection per output in flight (fewer in a smoke run, on a shared database server).
+const poolMax = config.poolMax ?? concurrency;
+const pool = new Pool({ connectionString: databaseUrl, max: poolMax });
 // Connected before "ready", as a binding replica's pool is before it reports ready.
-const warm = await Promise.all(Array.from({ length: concurrency }, () => pool.connect()));
+const warm = await Promise.all(Array.from({ length: poolMax }, () => pool.connect()));
 for (const client of warm) client.release();
 const nc = await connect({ servers: natsUrl, name: 'bench-floor' });
 const consumer = await jetstream(nc).consumers.get(stream, durable);

@@ -464,6 +464,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
           apiBase: `${stubUrl}/c/floor`,
           token: 'bench-token',
           concurrency,
+          ...(SMOKE ? { poolMax: 4 } : {}),
           body: floorBody,
         }),
       },

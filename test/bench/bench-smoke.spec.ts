@@ -25,6 +25,10 @@ const SMOKE_RUNS: Record<string, { args: string[]; table: RegExp[] }> = {
     args: ['--smoke'],
     table: [/session-service figures/, /recovery: /, /click -> Resolved: p50/, /idle RSS/],
   },
+  'jetstream-transport.bench.mjs': {
+    args: ['--smoke'],
+    table: [/handler called directly/, /the layer's cost: -?\d+ ns\/message/],
+  },
   'log-scrubber.bench.mjs': {
     args: ['--smoke'],
     table: [/path redaction only/, /added per line: -?\d+ ns/],

@@ -30,6 +30,7 @@ import { HandleOutput } from './outputs/handle-output.usecase';
 import { RateLimitPacer } from './pacing/rate-limit-pacer';
 import { OwedRefreshesRepository } from './journal/owed-refreshes.repository';
 import { OwedRefreshSweeper } from './outputs/owed-refresh.sweeper';
+import { BindingOutputsController } from './outputs/binding-outputs.controller';
 import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
 import { newReplicaId } from './replica-id';
 
@@ -78,6 +79,7 @@ export class BindingCoreModule {
     return {
       module: BindingCoreModule,
       global: true,
+      controllers: [BindingOutputsController],
       providers: [
         options.adapter,
         {

@@ -8,8 +8,8 @@ import {
 import { bindingConsumer } from '@tollgate/protocol';
 import {
   type BaseConfig,
-  ConsumerHost,
   DatabaseClient,
+  JetStreamConsumers,
   NatsClient,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
@@ -20,7 +20,7 @@ import type { BindingCoreSettings } from './binding-core.settings';
 import { pruneClearedPrompts } from './journal/cleared-prompts.housekeeping';
 import { pruneDeliveredOutputs } from './journal/delivered-outputs.housekeeping';
 import { HandleOutput } from './outputs/handle-output.usecase';
-import { outputMessageHandler } from './outputs/output.consumer';
+import { BINDING_OUTPUTS_PATTERN } from './outputs/binding-outputs.controller';
 import { OwedRefreshSweeper } from './outputs/owed-refresh.sweeper';
 import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
 
@@ -53,7 +53,7 @@ export class BindingOutputConsumer
     private readonly handleOutput: HandleOutput,
     private readonly database: DatabaseClient,
     private readonly nats: NatsClient,
-    private readonly consumers: ConsumerHost,
+    private readonly jetstream: JetStreamConsumers,
     private readonly owedRefreshes: OwedRefreshSweeper,
   ) {}
 
@@ -79,13 +79,14 @@ export class BindingOutputConsumer
       }, HOUSEKEEPING_INTERVAL_MS);
       this.housekeeping.unref();
     });
-    void this.consumers.run(
+    // Fed to BindingOutputsController's @EventPattern by the JetStream transport.
+    this.jetstream.declare(
+      BINDING_OUTPUTS_PATTERN,
       bindingConsumer(
         this.config.TOLLGATE_SUBJECT_PREFIX,
         platform,
         this.config.TOLLGATE_ACK_WAIT_MS,
       ),
-      outputMessageHandler(this.handleOutput, this.logger.child({ component: 'outputs' })),
       {
         after: ready,
         // Redelivered outputs are dropped by their seq or delivery id: a lost ack costs a

@@ -25,6 +25,7 @@ export * from './outputs/effect-failure';
 export * from './outputs/handle-output.usecase';
 export * from './outputs/output.consumer';
 export * from './outputs/owed-refresh.sweeper';
+export * from './outputs/binding-outputs.controller';
 export * from './pacing/rate-limit-pacer';
 export * from './pacing/output-priority';
 
