@@ -57,9 +57,11 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
       const handler = handlers.get(pattern)!;
       this.host
         .run(definition, (message) => this.invoke(handler, pattern, message), options)
-        .catch((error: unknown) =>
-          this.logger.error(`JetStream consumer ${definition.durable} did not start: ${error}`),
-        );
+        .catch((error: unknown) => {
+          this.logger.error(
+            `JetStream consumer ${definition.durable} did not start: ${String(error)}`,
+          );
+        });
     }
     callback();
   }
