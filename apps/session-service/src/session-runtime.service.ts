@@ -8,12 +8,14 @@ import { sessionServiceConsumer, Subjects } from '@tollgate/protocol';
 import {
   ConsumerHost,
   DatabaseClient,
+  JetStreamConsumers,
   NatsClient,
   ReadinessService,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
-import type { KeyFairness } from '@tollgate/messaging';
+import { type DeliveredMessage, type KeyFairness, TransientFailure } from '@tollgate/messaging';
+import { SESSION_COMMANDS_PATTERN } from './commands/session-commands.pattern';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { commandMessageHandler } from './commands/command.consumer';
@@ -43,6 +45,7 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 @Injectable()
 export class SessionRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private relay?: OutboxRelay;
+  private onCommand?: (message: DeliveredMessage) => Promise<void>;
   private recovered?: Promise<unknown>;
   private housekeeping?: NodeJS.Timeout;
   private stopping = false;
@@ -59,6 +62,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     private readonly database: DatabaseClient,
     private readonly nats: NatsClient,
     private readonly consumers: ConsumerHost,
+    private readonly jetstream: JetStreamConsumers,
     private readonly readiness: ReadinessService,
   ) {
     this.logger = logger.child({ component: 'session-runtime' });
@@ -123,11 +127,19 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     const recovered = new RecoverSessions(store, this.logger, deps).execute();
     this.recovered = recovered;
     const handle = new HandleCommand(store, deps);
-    void this.consumers.run(
+    this.onCommand = commandMessageHandler(subjects, handle, this.logger);
+    // Fed to CommandsController's @EventPattern by the JetStream transport.
+    this.jetstream.declare(
+      SESSION_COMMANDS_PATTERN,
       sessionServiceConsumer(this.config.TOLLGATE_SUBJECT_PREFIX, this.config.TOLLGATE_ACK_WAIT_MS),
-      commandMessageHandler(subjects, handle, this.logger),
       { after: recovered, fairness: sessionFairness(subjects) },
     );
+  }
+
+  /** One command delivery, once this instance leads (the consumer runs only then). */
+  handleCommand(message: DeliveredMessage): Promise<void> {
+    if (this.onCommand === undefined) throw new TransientFailure('not_leading');
+    return this.onCommand(message);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

@@ -11,6 +11,7 @@ import { MIGRATIONS } from './migrations';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OpenAiChatClient } from './model/openai-chat.client';
 import { ScriptedModelClient } from './model/scripted-model.client';
+import { CommandsController } from './commands/commands.controller';
 import { SessionRuntime } from './session-runtime.service';
 import type { SessionServiceConfig } from './session-service.config';
 import { TOOL_GRANTS } from './session/domain/tool-grants.port';
@@ -37,6 +38,7 @@ export class SessionServiceModule {
           migrations: MIGRATIONS,
         }),
       ],
+      controllers: [CommandsController],
       providers: [
         { provide: MODEL_CLIENT, useValue: modelClientFor(config) },
         { provide: TOOL_REGISTRY, useValue: builtInTools() },

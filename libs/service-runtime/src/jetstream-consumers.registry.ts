@@ -22,11 +22,14 @@ export interface JetStreamConsumerDeclaration {
  * Which durable consumer feeds which `@EventPattern`. The pattern names the role (e.g.
  * `binding.outputs`), not a subject: the durable's filter and settings come from provisioning
  * and the service's config, known only at run time, so the provider that owns them declares
- * them here at bootstrap, and the transport pairs them with the handlers when it listens.
+ * them here, and the transport pairs them with the handlers. A declaration may come at
+ * bootstrap or later (a standby declares its consumer only once it leads); the transport
+ * starts each consumer as it is declared.
  */
 @Injectable()
 export class JetStreamConsumers {
   private readonly declared = new Map<string, JetStreamConsumerDeclaration>();
+  private listener?: (declaration: JetStreamConsumerDeclaration) => void;
 
   declare(
     pattern: string,
@@ -36,7 +39,14 @@ export class JetStreamConsumers {
     if (this.declared.has(pattern)) {
       throw new Error(`a JetStream consumer is already declared for "${pattern}"`);
     }
-    this.declared.set(pattern, { pattern, definition, options });
+    const declaration = { pattern, definition, options };
+    this.declared.set(pattern, declaration);
+    this.listener?.(declaration);
+  }
+
+  /** Called with every declaration made from now on (one listener: the transport). */
+  onDeclared(listener: (declaration: JetStreamConsumerDeclaration) => void): void {
+    this.listener = listener;
   }
 
   get(pattern: string): JetStreamConsumerDeclaration | undefined {

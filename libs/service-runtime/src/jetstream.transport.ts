@@ -3,7 +3,10 @@ import type { DeliveredMessage } from '@tollgate/messaging';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { ConsumerHost } from './consumer.host';
 import { JetStreamContext } from './jetstream.context';
-import type { JetStreamConsumers } from './jetstream-consumers.registry';
+import type {
+  JetStreamConsumerDeclaration,
+  JetStreamConsumers,
+} from './jetstream-consumers.registry';
 
 /**
  * JetStream as a NestJS transport: each `@EventPattern` handler is fed by the durable consumer
@@ -44,7 +47,6 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
     const problems: string[] = [];
     for (const [pattern, handler] of handlers) {
       if (!handler.isEventHandler) problems.push(`${pattern}: only @EventPattern is supported`);
-      else if (!this.consumers.get(pattern)) problems.push(`${pattern}: no consumer declared`);
     }
     for (const { pattern } of this.consumers.all()) {
       if (!handlers.has(pattern)) problems.push(`${pattern}: declared but no @EventPattern`);
@@ -53,17 +55,25 @@ export class JetStreamTransport extends Server implements CustomTransportStrateg
       callback(new Error(`JetStream transport: ${problems.join('; ')}`));
       return;
     }
-    for (const { pattern, definition, options } of this.consumers.all()) {
-      const handler = handlers.get(pattern)!;
-      this.host
-        .run(definition, (message) => this.invoke(handler, pattern, message), options)
-        .catch((error: unknown) => {
-          this.logger.error(
-            `JetStream consumer ${definition.durable} did not start: ${String(error)}`,
-          );
-        });
-    }
+    for (const declaration of this.consumers.all()) this.start(declaration);
+    // Declared later (e.g. once a standby leads): started then.
+    this.consumers.onDeclared((declaration) => this.start(declaration));
     callback();
+  }
+
+  private start({ pattern, definition, options }: JetStreamConsumerDeclaration): void {
+    const handler = this.getHandlerByPattern(pattern);
+    if (handler === null) {
+      this.logger.error(`JetStream consumer ${definition.durable}: no @EventPattern('${pattern}')`);
+      return;
+    }
+    this.host
+      .run(definition, (message) => this.invoke(handler, pattern, message), options)
+      .catch((error: unknown) => {
+        this.logger.error(
+          `JetStream consumer ${definition.durable} did not start: ${String(error)}`,
+        );
+      });
   }
 
   async close(): Promise<void> {
