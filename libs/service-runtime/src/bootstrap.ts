@@ -69,12 +69,13 @@ export async function bootstrapService<C extends BaseConfig>(
   const consumers = optionalProvider(() => app.get(JetStreamConsumers));
   const host = optionalProvider(() => app.get(ConsumerHost));
   if (consumers !== undefined && host !== undefined) {
-    app
-      .connectMicroservice<MicroserviceOptions>(
-        { strategy: new JetStreamTransport(host, consumers) },
-        { inheritAppConfig: true },
-      )
-      .useGlobalFilters(new JetStreamSettlementFilter());
+    // Before connecting: the microservice's handlers take the app's global filters as they
+    // are registered, which connectMicroservice does at once.
+    app.useGlobalFilters(new JetStreamSettlementFilter(app.getHttpAdapter()));
+    app.connectMicroservice<MicroserviceOptions>(
+      { strategy: new JetStreamTransport(host, consumers) },
+      { inheritAppConfig: true },
+    );
     await app.startAllMicroservices();
   }
 
