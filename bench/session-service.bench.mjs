@@ -1,8 +1,13 @@
-// Session service figures (issue 5): recovery of 10,000 parked approvals, click → Resolved
+// Session service figures. Issue 5: recovery of 10,000 parked approvals, click → Resolved
 // latency over 1,000 clicks, and the idle RSS of a service holding 10,000 parked sessions.
+// Issue 10: turns/s and peak concurrent model calls against a model answering after 1 s
+// (a stub in its own process) at 300 and 1,000 conversations, RSS with 1,000 turns in
+// flight, and click → Resolved on a session of 10,000 events versus a fresh one.
 // Runs the built service (`npm run build` first) against the local NATS and PostgreSQL,
 // on its own subject prefix and schema, and removes both at the end. Prints figures; asserts
-// nothing. Usage: npm run bench:session [-- --sessions 10000 --clicks 1000 | --smoke]
+// nothing. Usage: npm run bench:session [-- --sessions 10000 --clicks 1000 --long-events 10000
+// --long-clicks 200 --conversations 300,1000 --model-ms 1000]; `-- --smoke` runs tiny counts
+// (a check that the bench still works, not a measurement).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -18,7 +23,7 @@ const { SessionRecorder } = require(
   dist('apps/session-service/session/domain/session-recorder.js'),
 );
 const { replay } = require(dist('apps/session-service/session/domain/session-state.js'));
-const { decideUserMessage } = require(
+const { decideResponse, decideUserMessage } = require(
   dist('apps/session-service/session/domain/session.decider.js'),
 );
 const { ScriptedModelClient } = require(
@@ -31,14 +36,24 @@ const { connect } = require('@nats-io/transport-node');
 const { jetstream, jetstreamManager } = require('@nats-io/jetstream');
 const { Client } = require('pg');
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-// --smoke: tiny counts, so `npm test` proves the bench still runs (test/bench).
 const SMOKE = process.argv.includes('--smoke');
-const SESSIONS = arg('sessions', SMOKE ? 20 : 10_000);
-const CLICKS = Math.min(arg('clicks', SMOKE ? 5 : 1_000), SESSIONS);
+const raw = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const arg = (name, fallback, smoke) => {
+  const value = raw(name);
+  if (value !== undefined) return Number(value);
+  return SMOKE ? smoke : fallback;
+};
+const SESSIONS = arg('sessions', 10_000, 20);
+const CLICKS = Math.min(arg('clicks', 1_000, 5), SESSIONS);
+const LONG_EVENTS = arg('long-events', 10_000, 300);
+const LONG_CLICKS = arg('long-clicks', 200, 5);
+const MODEL_MS = arg('model-ms', 1_000, 200);
+const CONVERSATIONS = (raw('conversations') ?? (SMOKE ? '10,20' : '300,1000'))
+  .split(',')
+  .map(Number);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const token = randomBytes(4).toString('hex');
@@ -55,9 +70,9 @@ const env = {
   LOG_LEVEL: 'warn',
 };
 
-function startService() {
+function startService(extraEnv = {}) {
   const child = spawn(process.execPath, [dist('apps/session-service/main.js')], {
-    env,
+    env: { ...env, ...extraEnv },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -92,14 +107,16 @@ const deps = {
   grants: noToolGrants,
 };
 
+const conversationOf = (tag) => ({
+  platform: 'slack',
+  workspaceId: 'TBENCH',
+  channelId: `C${tag}`,
+  threadId: `${tag}.0001`,
+});
+
 /** The journal of a session parked on one write_note approval, built by the real decider. */
 async function parkedSession(i) {
-  const conversation = {
-    platform: 'slack',
-    workspaceId: 'TBENCH',
-    channelId: `C${i}`,
-    threadId: `${i}.0001`,
-  };
+  const conversation = conversationOf(i);
   const sessionId = protocol.deriveSessionId(conversation);
   const recorder = new SessionRecorder(replay(sessionId, []), new Date().toISOString());
   await decideUserMessage(
@@ -220,20 +237,37 @@ try {
   sub.unsubscribe();
   latencies.sort((a, b) => a - b);
 
+  await stop(service);
+
+  const long = await longSessionClicks(db);
+  const turns = await turnsWithSlowModel(nc);
+
+  const cores = (await import('node:os')).cpus().length;
   console.log('');
   console.log(
-    `session-service figures (${SESSIONS} parked sessions, ${CLICKS} clicks, this machine: ${(await import('node:os')).cpus().length} cores)`,
+    `session-service figures${SMOKE ? ' (SMOKE: tiny counts, not a measurement)' : ''} (this machine: ${cores} cores; load average ${(await import('node:os')).loadavg()[0].toFixed(1)})`,
   );
   console.log(
     `  recovery: ${SESSIONS} refreshes published in ${recoverySeconds.toFixed(2)} s = ${Math.round(SESSIONS / recoverySeconds)} per second (target >= 2000/s, includes process start)`,
   );
   console.log(
-    `  click -> Resolved: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (target p99 <= 50 ms)`,
+    `  click -> Resolved (${CLICKS} clicks): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (target p99 <= 50 ms)`,
   );
   console.log(
     `  idle RSS holding ${SESSIONS} parked sessions: ${idleRss.toFixed(0)} MB (target <= 200 MB)`,
   );
-  await stop(service);
+  console.log(
+    `  click -> Resolved on a ${long.events}-event session: p50 ${long.long.p50.toFixed(1)} ms, p99 ${long.long.p99.toFixed(1)} ms; fresh session: p50 ${long.fresh.p50.toFixed(1)} ms, p99 ${long.fresh.p99.toFixed(1)} ms; ratio p99 ${(long.long.p99 / long.fresh.p99).toFixed(2)} (target <= 2)`,
+  );
+  for (const t of turns.runs) {
+    console.log(
+      `  ${t.conversations} conversations, one message each, model answering after ${MODEL_MS} ms: ${t.turnsPerSecond.toFixed(1)} turns/s, last reply after ${t.seconds.toFixed(2)} s, peak ${t.peakModelCalls} model calls at once (MODEL_MAX_CONCURRENCY ${turns.maxConcurrency}; target >= 100 turns/s)`,
+    );
+  }
+  const biggest = turns.runs.at(-1);
+  console.log(
+    `  RSS with ${biggest.conversations} turns in flight: peak ${biggest.peakRss.toFixed(0)} MB`,
+  );
 } finally {
   for (const name of [names.commands, names.outputs, names.deadLetters]) {
     await (await jetstreamManager(nc)).streams.delete(name).catch(() => false);
@@ -241,4 +275,251 @@ try {
   await nc.close();
   await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await db.end();
+}
+
+// ── click → Resolved on a long session versus a fresh one ───────────────────────────────
+
+/** Subscribes to the outputs stream's subjects and hands each decoded output to `onOutput`. */
+function watchOutputs(onOutput) {
+  return nc.subscribe(`${prefix}.out.>`, {
+    callback: (_e, m) => onOutput(JSON.parse(new TextDecoder().decode(m.data)), performance.now()),
+  });
+}
+
+async function longSessionClicks(db) {
+  // One session of LONG_EVENTS events, built by the real decider: rounds of a gated
+  // write_note that is approved, run and answered (7 events each), parked at the end.
+  const conversation = conversationOf('long');
+  const sessionId = protocol.deriveSessionId(conversation);
+  const journal = [];
+  let state = replay(sessionId, []);
+  // The scripted model reads only the tail of the history; the whole would cost O(n^2) here.
+  const source = async (through) => journal.slice(-16).filter((e) => e.seq <= through);
+  const now = new Date().toISOString();
+  let n = 0;
+  const decide = async (decision) => {
+    const recorder = new SessionRecorder(state, now, undefined, source);
+    await decision(recorder);
+    for (const r of recorder.recorded)
+      journal.push({ seq: r.seq, occurredAt: r.occurredAt, event: r.event });
+    state = recorder.current;
+  };
+  const envelope = () => ({
+    v: 1,
+    id: `long-${(n += 1)}`,
+    sessionId,
+    conversation,
+    occurredAt: now,
+  });
+  const park = () =>
+    decide((r) =>
+      decideUserMessage(
+        r,
+        {
+          ...envelope(),
+          type: 'UserMessage',
+          sender: { id: 'UBENCH' },
+          text: `!write_note {"text":"n${n}"}`,
+        },
+        deps,
+      ),
+    );
+  const pendingCall = () => state.turn.batch.gated.at(-1).callId;
+  await park();
+  while (journal.length + 7 <= LONG_EVENTS) {
+    const callId = pendingCall();
+    await decide((r) =>
+      decideResponse(
+        r,
+        {
+          ...envelope(),
+          type: 'ToolInteractionResponse',
+          callId,
+          optionKey: 'approve_once',
+          sender: { id: 'UBENCH' },
+        },
+        deps,
+      ),
+    );
+    await park();
+  }
+  const fresh = [];
+  for (let i = 0; i <= LONG_CLICKS; i += 1) fresh.push(await parkedSession(`fresh${i}`));
+  await seed(db, [{ sessionId, conversation, recorded: journal }, ...fresh]);
+
+  const service = startService();
+  await ready();
+  const requests = new Map([[sessionId, pendingCall()]]);
+  const resolved = new Map();
+  const replies = new Map();
+  const sub = watchOutputs((output, at) => {
+    if (output.type === 'ToolInteractionRequest') requests.set(output.sessionId, output.callId);
+    if (output.type === 'ToolInteractionResolved')
+      resolved.set(`${output.sessionId}/${output.callId}`, at);
+    if (output.type === 'TextOutput' && output.role === 'assistant')
+      replies.set(output.sessionId, (replies.get(output.sessionId) ?? 0) + 1);
+  });
+  const js = jetstream(nc);
+  const subjects = new protocol.Subjects(prefix);
+  const send = (command) =>
+    js.publish(protocol.commandSubject(subjects, command), protocol.encodeMessage(command), {
+      msgID: command.id,
+    });
+  const click = async (session, callId) => {
+    const command = {
+      type: 'ToolInteractionResponse',
+      v: 1,
+      id: `click-${randomBytes(6).toString('hex')}`,
+      sessionId: session.sessionId,
+      conversation: session.conversation,
+      occurredAt: new Date().toISOString(),
+      callId,
+      optionKey: 'approve_once',
+      sender: { id: 'UBENCH' },
+    };
+    const sent = performance.now();
+    await send(command);
+    const key = `${session.sessionId}/${callId}`;
+    const repliesBefore = replies.get(session.sessionId) ?? 0;
+    await until(`resolved ${key}`, async () => resolved.has(key), 30_000);
+    const ms = resolved.get(key) - sent;
+    // Its turn (the tool, the model's answer) ends before anything else is measured.
+    await until('the reply', async () => (replies.get(session.sessionId) ?? 0) > repliesBefore);
+    return ms;
+  };
+  const repark = async () => {
+    const before = requests.get(sessionId);
+    await send({
+      type: 'UserMessage',
+      v: 1,
+      id: `long-msg-${randomBytes(6).toString('hex')}`,
+      sessionId,
+      conversation,
+      occurredAt: new Date().toISOString(),
+      sender: { id: 'UBENCH' },
+      text: '!write_note {"text":"again"}',
+    });
+    await until('the long session parked again', async () => requests.get(sessionId) !== before);
+  };
+  const longLatencies = [];
+  const freshLatencies = [];
+  for (let i = 0; i <= LONG_CLICKS; i += 1) {
+    const longMs = await click({ sessionId, conversation }, requests.get(sessionId));
+    await repark();
+    const freshMs = await click(fresh[i], 'call_2_1');
+    // The first of each warms the process (and builds the long session's state row).
+    if (i > 0) {
+      longLatencies.push(longMs);
+      freshLatencies.push(freshMs);
+    }
+  }
+  sub.unsubscribe();
+  await stop(service);
+  const figures = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  };
+  return { events: journal.length, long: figures(longLatencies), fresh: figures(freshLatencies) };
+}
+
+// ── turns/s against a model answering after MODEL_MS ─────────────────────────────────────
+
+async function startModelStub() {
+  const child = spawn(
+    process.execPath,
+    [join(import.meta.dirname, 'slow-model.stub.mjs'), String(MODEL_MS)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      const match = /listening (\d+)/.exec(chunk.toString());
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`model stub exited ${code}`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl: `${base}/v1`,
+    stats: async () => (await fetch(`${base}/stats`)).json(),
+    reset: () => fetch(`${base}/reset`, { method: 'POST' }),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+async function turnsWithSlowModel() {
+  const stub = await startModelStub();
+  const service = startService({
+    MODEL_PROVIDER: 'openai',
+    OPENAI_BASE_URL: stub.baseUrl,
+    MODEL: 'bench-1s',
+  });
+  await ready();
+  const js = jetstream(nc);
+  const subjects = new protocol.Subjects(prefix);
+  const runs = [];
+  try {
+    for (const [r, count] of CONVERSATIONS.entries()) {
+      await stub.reset();
+      const pending = new Set();
+      const commands = [];
+      for (let i = 0; i < count; i += 1) {
+        const conversation = conversationOf(`turns${r}x${i}`);
+        const sessionId = protocol.deriveSessionId(conversation);
+        pending.add(sessionId);
+        commands.push({
+          type: 'UserMessage',
+          v: 1,
+          id: `turn-${r}-${i}`,
+          sessionId,
+          conversation,
+          occurredAt: new Date().toISOString(),
+          sender: { id: 'UBENCH' },
+          text: `question ${i}`,
+        });
+      }
+      let lastReplyAt = 0;
+      const sub = watchOutputs((output, at) => {
+        if (
+          output.type === 'TextOutput' &&
+          output.role === 'assistant' &&
+          pending.delete(output.sessionId)
+        )
+          lastReplyAt = at;
+      });
+      let peakRss = rssMb(service.child.pid);
+      const sampler = setInterval(
+        () => (peakRss = Math.max(peakRss, rssMb(service.child.pid))),
+        50,
+      );
+      const started = performance.now();
+      await Promise.all(
+        commands.map((command) =>
+          js.publish(protocol.commandSubject(subjects, command), protocol.encodeMessage(command), {
+            msgID: command.id,
+          }),
+        ),
+      );
+      await until(`${count} replies`, async () => pending.size === 0, 300_000);
+      clearInterval(sampler);
+      sub.unsubscribe();
+      const seconds = (lastReplyAt - started) / 1000;
+      const { peak } = await stub.stats();
+      runs.push({
+        conversations: count,
+        seconds,
+        turnsPerSecond: count / seconds,
+        peakModelCalls: peak,
+        peakRss,
+      });
+    }
+  } finally {
+    await stop(service);
+    await stub.stop();
+  }
+  return { runs, maxConcurrency: 256 };
 }

@@ -25,9 +25,9 @@ a referenced value as configuration, so each password must match ^[A-Za-z][A-Za-
 --passwords prints such values. Start nats-server with -c <path> and the variables set.
 
 The operator user is for people and tools: npm run provision (all streams and durables),
-and reading streams (the DLQ above all) with the nats CLI using
---inbox-prefix _INBOX.<prefix>.operator. It can publish no command or output, and no user
-can update, purge or delete a stream or consumer.`;
+npm run tollgate -- dlq (list, show and replay dead letters), and reading streams with the
+nats CLI using --inbox-prefix _INBOX.<prefix>.operator. It publishes commands and outputs
+only to replay dead letters, and no user can update, purge or delete a stream or consumer.`;
 
 const require = createRequire(import.meta.url);
 const dist = join(import.meta.dirname, '..', 'dist');

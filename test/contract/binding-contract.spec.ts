@@ -2,6 +2,7 @@ import {
   type Output,
   outputSubject,
   type Platform,
+  standardOptions,
   type ToolInteractionResponse,
 } from '@tollgate/protocol';
 import { alice, bob } from '../support/commands';
@@ -20,7 +21,7 @@ import { CONTRACT_DRIVERS } from './drivers';
 import type { ChatMessageView, PlatformDriver } from './platform-driver';
 
 /**
- * The binding contract (SCENARIOS.md B1–B15), written once and run against each binding
+ * The binding contract (SCENARIOS.md B1–B16), written once and run against each binding
  * service: the real binding process, outputs published on NATS, signed inbound requests,
  * assertions on the platform's fake API and on the commands published.
  *
@@ -364,6 +365,116 @@ describe.each(platforms)('%s binding contract', (platform) => {
   /** A retry waits out the binding's retry delays; a binding started by hand may use longer ones. */
   const RETRY_WAIT = { timeoutMs: 20_000 };
 
+  describe('B16 — answers typed as text', () => {
+    /** The commands published for the session so far. */
+    const commandsOf = (sessionId: string) =>
+      binding.commands.filter((c) => c.command.sessionId === sessionId).map((c) => c.command);
+
+    /**
+     * Says a plain message and waits for it; returns the session's other commands. Called once
+     * the answer word's one effect (its response, or its hint) was seen: nothing follows that.
+     */
+    async function publishedBefore(
+      conversation: ReturnType<PlatformDriver['freshConversation']>,
+      sessionId: string,
+    ) {
+      const marker = `after ${uniqueToken('')}`;
+      expect((await driver.say(binding.url, conversation, marker, alice)).status).toBe(200);
+      await waitFor('the marker message', () =>
+        commandsOf(sessionId).some((c) => c.type === 'UserMessage' && c.text === marker)
+          ? true
+          : undefined,
+      );
+      return commandsOf(sessionId).filter((c) => !(c.type === 'UserMessage' && c.text === marker));
+    }
+
+    it('B16 the requester typing an answer word publishes one response with the sender, not a message', async () => {
+      const conversation = driver.freshConversation();
+      const request = requestOutput(conversation, 'call_b16_1', 5);
+      await binding.publish(request);
+      const posted = await promptIn(conversation, 'the prompt');
+
+      expect((await driver.say(binding.url, conversation, 'Approve!', alice)).status).toBe(200);
+
+      const [command] = await waitFor('the response command', () => {
+        const found = commandsOf(request.sessionId);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(command).toMatchObject({
+        type: 'ToolInteractionResponse',
+        callId: 'call_b16_1',
+        optionKey: 'approve_once',
+        sender: { id: alice.id },
+        promptRef: posted.messageId,
+      });
+      expect(await publishedBefore(conversation, request.sessionId)).toHaveLength(1);
+      // The prompt changes only when the session answers, as for a click (B2, B3).
+      expect(
+        driver.messagesIn(conversation).find((m) => m.messageId === posted.messageId)!.edits,
+      ).toBe(0);
+      await binding.publish(resolvedOutput(request, 7, alice));
+      const resolved = await promptIn(conversation, 'the resolved prompt', (m) => m.edits > 0);
+      expect(resolved.buttons).toHaveLength(0);
+      expect(resolved.text).toContain('Approve once');
+    });
+
+    it('B16 with two pending prompts an answer word gets a private hint; nothing is published or superseded', async () => {
+      const conversation = driver.freshConversation();
+      const first = requestOutput(conversation, 'call_b16_2a', 5);
+      await binding.publish(first);
+      await binding.publish(requestOutput(conversation, 'call_b16_2b', 6));
+      await waitFor('both prompts', () =>
+        driver.messagesIn(conversation).filter((m) => m.buttons.length > 0).length === 2
+          ? true
+          : undefined,
+      );
+      await journalTypesOnceRecorded({ sessionId: first.sessionId, callId: 'call_b16_2b' }, 1);
+      const noticesBefore = driver.notices().length;
+
+      expect((await driver.say(binding.url, conversation, 'yes', alice)).status).toBe(200);
+
+      const hint = await waitFor('the hint', () =>
+        driver
+          .notices()
+          .slice(noticesBefore)
+          .find((n) => n.userId === alice.id && n.text.includes('2 requests')),
+      );
+      expect(hint.text).toContain('not sent');
+      expect(await publishedBefore(conversation, first.sessionId)).toEqual([]);
+      expect(
+        driver
+          .notices()
+          .slice(noticesBefore)
+          .filter((n) => n.userId !== alice.id),
+      ).toEqual([]);
+      for (const prompt of driver.messagesIn(conversation).filter((m) => m.buttons.length > 0)) {
+        expect(prompt.edits).toBe(0);
+      }
+    });
+
+    it('B16 an answer word for an option the prompt does not offer gets a hint naming the offered answers', async () => {
+      const conversation = driver.freshConversation();
+      const request = requestOutput(conversation, 'call_b16_3', 5, {
+        options: standardOptions().filter((o) => o.key === 'approve_once' || o.key === 'deny'),
+      });
+      await binding.publish(request);
+      await promptIn(conversation, 'the prompt');
+      await journalTypesOnceRecorded(request, 1);
+      const noticesBefore = driver.notices().length;
+
+      expect((await driver.say(binding.url, conversation, 'always', alice)).status).toBe(200);
+
+      const hint = await waitFor('the hint', () =>
+        driver
+          .notices()
+          .slice(noticesBefore)
+          .find((n) => n.userId === alice.id && n.text.includes('does not offer')),
+      );
+      expect(hint.text).toMatch(/approve.*deny/);
+      expect(await publishedBefore(conversation, request.sessionId)).toEqual([]);
+    });
+  });
+
   it('B12 a 5xx is retried with a growing delay and ends in exactly one post', async () => {
     const conversation = driver.freshConversation();
     driver.failNext('post', { kind: 'server_error' }, { conversation, times: 3 });
@@ -456,6 +567,73 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(edited.buttons).toHaveLength(0);
   });
 
+  it('R3 a post that timed out after the platform took it is found behind 1,000 newer messages, not repeated', async () => {
+    const conversation = driver.freshConversation();
+    driver.failNext('post', { kind: 'accept_then_timeout' }, { conversation });
+    const request = requestOutput(conversation, 'call_r3_busy', 5);
+    await binding.publish(request);
+    // The platform holds the answer until the binding gives up; meanwhile the channel fills.
+    await waitFor('the accepted post', () => driver.messagesIn(conversation)[0]);
+    driver.addOthersMessages(conversation, 1_000);
+
+    const journal = await waitFor(
+      'the accepted post to be tracked',
+      async () => {
+        const rows = await journalFor(request);
+        return rows.length > 0 ? rows : undefined;
+      },
+      RETRY_WAIT,
+    );
+
+    const messages = driver.messagesIn(conversation);
+    expect(messages).toHaveLength(1);
+    expect(journal.map((r) => r.type)).toEqual(['PendingApprovalPromptTracked']);
+    expect(JSON.stringify(journal[0].data)).toContain(messages[0].messageId);
+  });
+
+  it('R4 a prompt whose message was deleted is shown again by a new message: live buttons, then the outcome', async () => {
+    const conversation = driver.freshConversation();
+    const request = requestOutput(conversation, 'call_r4_deleted', 5);
+    await binding.publish(request);
+    const original = await promptIn(conversation, 'the prompt');
+    driver.deleteMessage(original);
+
+    await binding.publish(updateOutput(request, 'RefreshedAfterRestart', 6));
+    const reposted = await promptIn(conversation, 'the reposted prompt');
+    expect(reposted.messageId).not.toBe(original.messageId);
+    expect(reposted.buttons.map((b) => b.label)).toEqual(original.buttons.map((b) => b.label));
+    expect(await journalTypesOnceRecorded(request, 3)).toEqual([
+      'PendingApprovalPromptTracked',
+      'PendingApprovalPromptReposted',
+      'PendingApprovalPromptRefreshed',
+    ]);
+    // Its buttons answer the prompt.
+    const approve = reposted.buttons.find((b) => b.style === 'primary')!;
+    expect((await driver.click(binding.url, reposted, approve, alice)).status).toBe(200);
+    await waitFor('the click', () =>
+      binding.commands.find(
+        (c) =>
+          c.command.type === 'ToolInteractionResponse' && c.command.sessionId === request.sessionId,
+      ),
+    );
+
+    // Deleted again before the outcome: the outcome is shown without buttons.
+    driver.deleteMessage(reposted);
+    await binding.publish(resolvedOutput(request, 8, alice));
+    const outcome = await promptIn(conversation, 'the outcome');
+    expect(outcome.messageId).not.toBe(reposted.messageId);
+    expect(outcome.buttons).toHaveLength(0);
+    expect(await journalTypesOnceRecorded(request, 5)).toEqual([
+      'PendingApprovalPromptTracked',
+      'PendingApprovalPromptReposted',
+      'PendingApprovalPromptRefreshed',
+      'PendingApprovalPromptReposted',
+      'PendingApprovalPromptCleared',
+    ]);
+    await allHandled();
+    expect(await deadLettersOf([request])).toEqual([]);
+  });
+
   it('B12 a text whose post timed out after the platform accepted it is shown once', async () => {
     const conversation = driver.freshConversation();
     const before = driver.postCount();
@@ -474,19 +652,32 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(driver.postCount() - before).toBe(1);
   });
 
-  it('B12 a refusal no retry can fix is dead-lettered at once and shows nothing', async () => {
+  it('R2 a Request the platform refuses for good is reported undeliverable with its own code; nothing is dead-lettered or shown', async () => {
     const conversation = driver.freshConversation();
     driver.failNext('post', { kind: 'refused' }, { conversation });
-    const request = requestOutput(conversation, 'call_b12_refused', 5);
+    const request = requestOutput(conversation, 'call_r2_refused', 5);
     await binding.publish(request);
 
-    const [letter] = await waitFor('the dead letter', async () => {
-      const letters = await deadLettersOf([request]);
-      return letters.length > 0 ? letters : undefined;
-    });
+    const published = await waitFor('the undeliverable command', () =>
+      binding.commands.find((c) => c.command.id === `undeliverable:${request.id}`),
+    );
 
-    expect(letter.reason).toMatch(/^post_prompt: /);
+    const reasons: Record<Platform, string> = {
+      slack: 'channel_not_found',
+      discord: '404:10003',
+      mattermost: '403:api.context.permissions.app_error',
+    };
+    expect(published.subject).toBe(
+      `${binding.prefix}.cmd.${platform}.${request.sessionId}.undeliverable`,
+    );
+    expect(published.command).toMatchObject({
+      type: 'ToolInteractionUndeliverable',
+      sessionId: request.sessionId,
+      callId: 'call_r2_refused',
+      reason: reasons[platform],
+    });
     await allHandled();
+    expect(await deadLettersOf([request])).toEqual([]);
     expect(driver.callTimes('post', { conversation })).toHaveLength(1);
     expect(driver.messagesIn(conversation)).toHaveLength(0);
   });

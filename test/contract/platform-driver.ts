@@ -115,6 +115,10 @@ export interface PlatformDriver {
    * the session's, not the signature, can refuse the click.
    */
   tamperedButton(button: ChatButton, change: ButtonTamper): ChatButton;
+  /** Deletes a message as a person (or a moderator) would: it can no longer be edited (R4). */
+  deleteMessage(message: ChatMessageView): void;
+  /** `count` messages from someone else in the conversation, newer than anything before (R3). */
+  addOthersMessages(conversation: Conversation, count: number): void;
   /** A person writing to the bot in the conversation. */
   say(
     bindingUrl: string,

@@ -6,7 +6,7 @@ import {
   nextSnowflake,
   pingInteraction,
   signDiscordRequest,
-} from '../fakes/discord-signing';
+} from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { bob } from '../support/commands';
 import { rejectedOutput, requestOutput } from '../support/outputs';
@@ -52,7 +52,7 @@ describe('Discord interactions endpoint (process)', () => {
     expect((await post(pingInteraction(app()), false)).status).toBe(401);
   });
 
-  it('/ask is deferred at once, forwarded with its conversation, then acknowledged', async () => {
+  it('R1 /ask is forwarded with its conversation and acknowledged once stored', async () => {
     const token = interactionToken();
     const channelId = nextSnowflake();
     driver.fake.issueInteraction({ token, userId: alice.id, channelId });
@@ -68,7 +68,10 @@ describe('Discord interactions endpoint (process)', () => {
         text: 'hello from discord',
       }),
     );
-    expect(await response.json()).toEqual({ type: 5 });
+    expect(await response.json()).toEqual({
+      type: 4,
+      data: { content: 'Sent to the agent.', allowed_mentions: { parse: [] } },
+    });
     const published = await waitFor('the UserMessage', () =>
       binding.commands.find((c) => c.command.id === id),
     );
@@ -83,9 +86,8 @@ describe('Discord interactions endpoint (process)', () => {
         threadId: '',
       },
     });
-    await waitFor('the acknowledgement', () =>
-      driver.fake.original(token)?.content === 'Sent to the agent.' ? true : undefined,
-    );
+    // Answered in the response itself: nothing is left to a follow-up that could fail unseen.
+    expect(driver.fake.original(token)).toBeUndefined();
   });
 
   it('/ask in a DM has no workspace', async () => {
@@ -129,7 +131,7 @@ describe('Discord interactions endpoint (process)', () => {
     expect(binding.commands.some((c) => c.command.id === id)).toBe(false);
   });
 
-  it('a click on a prompt the binding never showed is acknowledged and told privately', async () => {
+  it('R1 a click on a prompt the binding never showed is told privately in the answer itself', async () => {
     const token = interactionToken();
     const channelId = nextSnowflake();
     driver.fake.issueInteraction({ token, userId: alice.id, channelId });
@@ -144,12 +146,10 @@ describe('Discord interactions endpoint (process)', () => {
         messageId: nextSnowflake(),
       }),
     );
-    expect(await response.json()).toEqual({ type: 6 });
-    const notice = await waitFor('the notice', () =>
-      driver.fake.notices.find((n) => n.userId === alice.id && n.channelId === channelId),
-    );
-    expect(notice).toMatchObject({ via: 'ephemeral_followup' });
-    expect(notice.content).toMatch(/no longer valid/);
+    const reply = (await response.json()) as { type: number; data: { content: string } };
+    expect(reply).toMatchObject({ type: 4, data: { flags: 64 } });
+    expect(reply.data.content).toMatch(/no longer valid/);
+    expect(driver.fake.notices.filter((n) => n.userId === alice.id)).toEqual([]);
   });
 
   it('a refusal of a click is an ephemeral follow-up on that click, not a DM', async () => {

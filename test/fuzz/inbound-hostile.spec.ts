@@ -2,10 +2,10 @@ import type { Subscription } from '@nats-io/nats-core';
 import { commandSubject, parseCommand, type Platform } from '@tollgate/protocol';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
-import { DISCORD_FAKE_DEFAULTS, DiscordApiFake } from '../fakes/discord-api.fake';
-import { generateDiscordKeyPair } from '../fakes/discord-signing';
-import { MATTERMOST_FAKE_DEFAULTS, MattermostApiFake } from '../fakes/mattermost-api.fake';
-import { SLACK_FAKE_DEFAULTS, SlackApiFake } from '../fakes/slack-api.fake';
+import { DISCORD_FAKE_DEFAULTS, DiscordApiFake } from '@tollgate/platform-standins';
+import { generateDiscordKeyPair } from '@tollgate/platform-standins';
+import { MATTERMOST_FAKE_DEFAULTS, MattermostApiFake } from '@tollgate/platform-standins';
+import { SLACK_FAKE_DEFAULTS, SlackApiFake } from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { waitFor } from '../support/wait-for';
 import {

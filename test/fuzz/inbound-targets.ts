@@ -5,14 +5,10 @@ import {
   askCommandInteraction,
   buttonClickInteraction,
   signDiscordRequest,
-} from '../fakes/discord-signing';
-import { actionCallbackBody, slashCommandBody } from '../fakes/mattermost-inbound.payloads';
-import {
-  appMentionEvent,
-  blockActionsPayload,
-  eventCallback,
-} from '../fakes/slack-inbound.payloads';
-import { signSlackRequest } from '../fakes/slack-signing';
+} from '@tollgate/platform-standins';
+import { actionCallbackBody, slashCommandBody } from '@tollgate/platform-standins';
+import { appMentionEvent, blockActionsPayload, eventCallback } from '@tollgate/platform-standins';
+import { signSlackRequest } from '@tollgate/platform-standins';
 import {
   formEncode,
   junkValue,

@@ -193,6 +193,12 @@ describe.each(platforms)('X7 — the authorization matrix on %s', (platform) => 
       // PROTOCOL.md §5: the journal holds no such prompt with that nonce, so 401 and no
       // ephemeral_text; Mattermost shows the clicker its own error for the failed action.
       expect(response.status).toBe(401);
+    } else if (platform === 'discord') {
+      // R1: Discord's answer to the click is itself the private notice (ephemeral type 4).
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as { type: number; data?: { content?: string } };
+      expect(answer).toMatchObject({ type: 4, data: { flags: 64 } });
+      expect(answer.data?.content).toBe(NO_LONGER_VALID);
     } else {
       expect(response.status).toBe(200);
       await noticeTo(alice, NO_LONGER_VALID, before);

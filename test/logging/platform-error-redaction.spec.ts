@@ -5,10 +5,10 @@ import { createDataSource } from '@tollgate/persistence';
 import { createLogger, PinoNestLogger, REDACTED } from '@tollgate/service-runtime';
 import { Routes } from 'discord-api-types/v10';
 import { MattermostClient } from '../../apps/mattermost-binding/src/platform/mattermost-client';
-import { DiscordApiFake } from '../fakes/discord-api.fake';
-import { interactionToken } from '../fakes/discord-signing';
-import { MattermostApiFake } from '../fakes/mattermost-api.fake';
-import { SlackApiFake } from '../fakes/slack-api.fake';
+import { DiscordApiFake } from '@tollgate/platform-standins';
+import { interactionToken } from '@tollgate/platform-standins';
+import { MattermostApiFake } from '@tollgate/platform-standins';
+import { SlackApiFake } from '@tollgate/platform-standins';
 import { createTestSchema } from '../support/database';
 
 /** A service logger writing into an array, one parsed line per entry. */

@@ -2,11 +2,7 @@ import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
 import { signAction } from '../../apps/mattermost-binding/src/inbound/action-signature';
 import { MattermostDriver } from '../contract/drivers/mattermost.driver';
 import type { ChatMessageView } from '../contract/platform-driver';
-import {
-  actionCallbackBody,
-  otherNonce,
-  tamperedContext,
-} from '../fakes/mattermost-inbound.payloads';
+import { actionCallbackBody, otherNonce, tamperedContext } from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { alice, bob } from '../support/commands';
 import { requestOutput, resolvedOutput, updateOutput } from '../support/outputs';
@@ -55,7 +51,23 @@ describe('X3 — Mattermost clicks are bound to their post, channel and channel 
         .messagesIn(conversation)
         .find((m) => m.buttons.length > 0 && m.text.includes(request.callId)),
     );
+    await postJournaled(request);
     return { conversation, request, message } satisfies Shown;
+  }
+
+  /**
+   * Waits until the binding has journaled the prompt's post: it records the post (and the nonce
+   * its buttons carry) once the platform answered, a moment after the message is visible, and
+   * only a journaled post is answerable. A person cannot click within that moment; a test can.
+   */
+  async function postJournaled(prompt: { sessionId: string; callId: string }) {
+    await waitFor(`the journal to track ${prompt.callId}`, async () =>
+      (await binding.journal()).some(
+        (row) => row.session_id === prompt.sessionId && row.call_id === prompt.callId,
+      )
+        ? true
+        : undefined,
+    );
   }
 
   function approve(shown: Shown) {
@@ -149,6 +161,7 @@ describe('X3 — Mattermost clicks are bound to their post, channel and channel 
     const message = await waitFor('the re-posted prompt', () =>
       driver.messagesIn(conversation).find((m) => m.buttons.length > 0),
     );
+    await postJournaled(request);
     const shown: Shown = { conversation, request, message };
     expect((await driver.click(binding.url, message, approve(shown), alice)).status).toBe(200);
     await waitFor('the response', () =>

@@ -1,11 +1,11 @@
 import { signAction } from '../../apps/mattermost-binding/src/inbound/action-signature';
 import { MattermostDriver } from '../contract/drivers/mattermost.driver';
-import { MATTERMOST_FAKE_DEFAULTS } from '../fakes/mattermost-api.fake';
+import { MATTERMOST_FAKE_DEFAULTS } from '@tollgate/platform-standins';
 import {
   actionCallbackBody,
   outgoingWebhookBody,
   slashCommandBody,
-} from '../fakes/mattermost-inbound.payloads';
+} from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { alice } from '../support/commands';
 import { uniqueToken } from '../support/unique';

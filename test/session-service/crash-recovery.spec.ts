@@ -92,11 +92,12 @@ describe('crash recovery (process, crash)', () => {
 
   it('S5 a turn context that cannot be restored expires the prompt at redrive; nothing runs', async () => {
     const { conversation, sessionId } = await parkWriteNote('lost');
-    // As if written by a version whose context this one cannot read.
+    // As if written by a version whose context this one cannot read. The context is the
+    // journal up to the batch (S16: never copied into each request), so that is what breaks.
     await withClient((client) =>
       client.query(
-        `UPDATE "${service.database.schema}".session_events SET data = data - 'turnContext'
-         WHERE session_id = $1 AND type = 'ToolApprovalRequested'`,
+        `UPDATE "${service.database.schema}".session_events SET data = data - 'content'
+         WHERE session_id = $1 AND type = 'ToolBatchStarted'`,
         [sessionId],
       ),
     );

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Conversation, deriveSessionId, type Person } from '@tollgate/protocol';
-import { OPENAI_FAKE_KEY, OpenAiApiFake } from '../fakes/openai-api.fake';
+import { OPENAI_FAKE_KEY, OpenAiApiFake } from '@tollgate/platform-standins';
 import { alice, bob, freshConversation, response, userMessage } from '../support/commands';
 import { TEST_DATABASE_URL } from '../support/database';
 import { is, TEST_NATS_URL } from '../support/nats';
@@ -273,7 +273,11 @@ describe('session service with MODEL_PROVIDER=openai against a fake chat-complet
     const [opening, afterTool] = api.completionRequests;
     expect(opening?.model).toBe('gpt-fake');
     expect(opening?.messages).toEqual([{ role: 'user', content: 'Please remember to buy milk' }]);
-    expect(opening?.tools?.map((t) => t.function.name).sort()).toEqual(['echo', 'write_note']);
+    expect(opening?.tools?.map((t) => t.function.name).sort()).toEqual([
+      'delegate',
+      'echo',
+      'write_note',
+    ]);
     expect(afterTool?.messages).toEqual([
       { role: 'user', content: 'Please remember to buy milk' },
       {

@@ -1,7 +1,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import { promptRefOf } from '@tollgate/binding-core';
 import { type Conversation, encodeMessage, outputSubject } from '@tollgate/protocol';
-import { SlackApiFake } from '../fakes/slack-api.fake';
+import { SlackApiFake } from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { withClient } from '../support/database';
 import { requestOutput, resolvedOutput, updateOutput } from '../support/outputs';

@@ -1,5 +1,5 @@
 import { SlackDriver } from '../contract/drivers/slack.driver';
-import { SLACK_FAKE_DEFAULTS } from '../fakes/slack-api.fake';
+import { SLACK_FAKE_DEFAULTS } from '@tollgate/platform-standins';
 import {
   botMessageEvent,
   channelMessageEvent,
@@ -8,8 +8,8 @@ import {
   messageChangedEvent,
   messageDeletedEvent,
   urlVerification,
-} from '../fakes/slack-inbound.payloads';
-import { signSlackRequest } from '../fakes/slack-signing';
+} from '@tollgate/platform-standins';
+import { signSlackRequest } from '@tollgate/platform-standins';
 import { BindingFixture } from '../support/binding.fixture';
 import { alice } from '../support/commands';
 import { uniqueToken } from '../support/unique';

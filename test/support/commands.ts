@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import {
   type Conversation,
   deriveSessionId,
+  deriveSubAgentSessionId,
   type JoinSession,
   type Person,
   type Platform,
   type ToolInteractionResponse,
+  type ToolInteractionUndeliverable,
+  undeliverableCommandId,
   type UserMessage,
 } from '@tollgate/protocol';
 import { uniqueToken } from './unique';
@@ -62,4 +65,35 @@ export function response(
 
 export function join(conversation: Conversation): JoinSession {
   return { type: 'JoinSession', ...envelope(conversation) };
+}
+
+/** A binding giving up on a Request (PROTOCOL.md §4); its id derives from the Request's. */
+export function undeliverable(
+  conversation: Conversation,
+  callId: string,
+  requestOutputId: string,
+  reason = 'channel_not_found',
+): ToolInteractionUndeliverable {
+  return {
+    type: 'ToolInteractionUndeliverable',
+    ...envelope(conversation, undeliverableCommandId(requestOutputId)),
+    callId,
+    reason,
+  };
+}
+
+/** A click on a sub-agent's prompt: its session is the child's, and it names the agent. */
+export function subAgentResponse(
+  conversation: Conversation,
+  agent: { name: string; parentCallId: string },
+  callId: string,
+  optionKey: string,
+  options: { sender?: Person; id?: string } = {},
+): ToolInteractionResponse {
+  const parent = deriveSessionId(conversation);
+  return {
+    ...response(conversation, callId, optionKey, options),
+    sessionId: deriveSubAgentSessionId(parent, agent.parentCallId),
+    agent,
+  };
 }

@@ -4,11 +4,18 @@ import {
   Injectable,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { sessionServiceConsumer, Subjects } from '@tollgate/protocol';
+import {
+  commandSubject,
+  DLQ_HEADERS,
+  encodeMessage,
+  sessionServiceConsumer,
+  Subjects,
+} from '@tollgate/protocol';
 import {
   ConsumerHost,
   DatabaseClient,
   JetStreamConsumers,
+  MetricsService,
   NatsClient,
   ReadinessService,
   SERVICE_CONFIG,
@@ -17,12 +24,15 @@ import {
 import { type DeliveredMessage, type KeyFairness, TransientFailure } from '@tollgate/messaging';
 import { SESSION_COMMANDS_PATTERN } from './commands/session-commands.pattern';
 import type { Logger } from 'pino';
+import { Counter, Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { commandMessageHandler } from './commands/command.consumer';
 import { HandleCommand } from './commands/handle-command.usecase';
+import { SessionScheduler } from './commands/session-scheduler';
 import { pruneJournalTables } from './journal/journal-housekeeping';
 import { failpointFor } from './journal/failpoint';
-import { SessionStore } from './journal/session-store';
+import { type DecideOptions, SessionStore } from './journal/session-store';
+import { isSubAgentCommand, type SessionCommand } from './session/domain/sub-agent';
 import { LeaderLock } from './leadership/leader-lock';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OutboxRelay } from './outbox/outbox-relay.service';
@@ -32,6 +42,10 @@ import type { SessionDeps } from './session/domain/session-deps';
 import { TOOL_POLICY, TOOL_REGISTRY, type ToolRegistry } from './tools/tool-registry';
 import type { ToolPolicy } from './tools/tool-policy';
 import { TOOL_GRANTS, type ToolGrants } from './session/domain/tool-grants.port';
+import { PromptTimerRepository } from './journal/prompt-timer.repository';
+import { decidePromptTimer } from './session/domain/prompt-timer.decider';
+import { promptTimerKey } from './session/domain/prompt-timer';
+import { PromptTimerPoller } from './timers/prompt-timer.poller';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -46,6 +60,8 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 export class SessionRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private relay?: OutboxRelay;
   private onCommand?: (message: DeliveredMessage) => Promise<void>;
+  private scheduler?: SessionScheduler;
+  private timers?: PromptTimerPoller;
   private recovered?: Promise<unknown>;
   private housekeeping?: NodeJS.Timeout;
   private stopping = false;
@@ -64,6 +80,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     private readonly consumers: ConsumerHost,
     private readonly jetstream: JetStreamConsumers,
     private readonly readiness: ReadinessService,
+    private readonly metrics: MetricsService,
   ) {
     this.logger = logger.child({ component: 'session-runtime' });
     this.leader = new LeaderLock({
@@ -97,11 +114,15 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
   private becomeActive(dataSource: DataSource): void {
     const subjects = new Subjects(this.config.TOLLGATE_SUBJECT_PREFIX);
     const channel = `outbox_${this.config.DATABASE_SCHEMA}`;
+    // TOLLGATE_TEST_CLOCK_OFFSET_MS is test-only: unset, this is the wall clock.
+    const offsetMs = this.config.TOLLGATE_TEST_CLOCK_OFFSET_MS ?? 0;
+    const clock = () => new Date(Date.now() + offsetMs);
     const store = new SessionStore(
       dataSource,
       subjects,
       channel,
       failpointFor(this.config.TOLLGATE_FAILPOINT),
+      () => clock().toISOString(),
     );
     this.relay = new OutboxRelay({
       dataSource,
@@ -124,10 +145,36 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       policy: this.policy,
       grants: this.grants,
     };
-    const recovered = new RecoverSessions(store, this.logger, deps).execute();
-    this.recovered = recovered;
     const handle = new HandleCommand(store, deps);
-    this.onCommand = commandMessageHandler(subjects, handle, this.logger);
+    const scheduler = this.schedulerFor(store, subjects, handle, (id, options) =>
+      recovery.resumeOne(id, options),
+    );
+    this.scheduler = scheduler;
+    const recovery = new RecoverSessions(store, this.logger, deps, (id, error) =>
+      scheduler.quarantine(id, error),
+    );
+    // Parked sessions are refreshed before commands flow; turns left in flight and queued
+    // commands are resumed by the scheduler, so a slow or absent model delays only them.
+    const recovered = this.untilDone('recovering parked sessions', async () => {
+      const { inFlight } = await recovery.execute();
+      scheduler.resume(inFlight, await store.inbox());
+    });
+    this.recovered = recovered;
+    this.timers = new PromptTimerPoller({
+      repository: new PromptTimerRepository(dataSource),
+      fire: ({ sessionId, timer }) => {
+        const key = promptTimerKey(sessionId, timer);
+        return scheduler.submitTimer(sessionId, () =>
+          store.decide(sessionId, key, (recorder) => decidePromptTimer(recorder, timer, key, deps)),
+        );
+      },
+      logger: this.logger,
+      now: clock,
+      intervalMs: this.config.TOLLGATE_TIMER_POLL_MS,
+    });
+    // After recovery, so a timer due during the outage follows the refresh of its prompt.
+    void recovered.then(() => this.timers?.start());
+    this.onCommand = commandMessageHandler(subjects, scheduler, this.logger);
     // Fed to CommandsController's @EventPattern by the JetStream transport.
     this.jetstream.declare(
       SESSION_COMMANDS_PATTERN,
@@ -142,23 +189,97 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     return this.onCommand(message);
   }
 
+  private schedulerFor(
+    store: SessionStore,
+    subjects: Subjects,
+    handle: HandleCommand,
+    recover: (sessionId: string, options: DecideOptions) => ReturnType<SessionStore['decide']>,
+  ): SessionScheduler {
+    const quarantined = new Counter({
+      name: 'tollgate_sessions_quarantined_total',
+      help: 'Sessions set aside because their journal could not be replayed or recovered',
+      registers: [this.metrics.registry],
+    });
+    const turns = new Gauge({
+      name: 'tollgate_session_turns_in_flight',
+      help: 'Sessions with a decision or turn under way',
+      registers: [this.metrics.registry],
+    });
+    const ackWaitMs = this.config.TOLLGATE_ACK_WAIT_MS;
+    return new SessionScheduler({
+      store,
+      decide: (command, options) => handle.execute(command, options),
+      recover,
+      failInFlight: (sessionId, options) => handle.failInFlight(sessionId, options),
+      logger: this.logger,
+      maxTurns: this.config.TOLLGATE_MAX_TURNS,
+      // A decision that failed part-way is recovered well within one ack wait (S18).
+      retryBaseMs: Math.min(this.config.TOLLGATE_RETRY_BASE_MS, Math.floor(ackWaitMs / 8)),
+      retryMaxMs: Math.max(100, Math.floor(ackWaitMs / 4)),
+      deadLetter: (command, reason) => this.deadLetter(subjects, command, reason),
+      onQuarantine: () => quarantined.inc(),
+      onTurns: (n) => turns.set(n),
+    });
+  }
+
+  /** A queued command's message was acked when it was queued; its copy goes to the DLQ. */
+  private async deadLetter(
+    subjects: Subjects,
+    command: SessionCommand,
+    reason: string,
+  ): Promise<void> {
+    if (isSubAgentCommand(command)) {
+      // Never on NATS, so it has no subject to be copied from: the log names it for an operator.
+      this.logger.error(
+        { sessionId: command.sessionId, commandId: command.id, type: command.type, reason },
+        'a sub-agent command cannot be decided; dropped',
+      );
+      return;
+    }
+    await this.nats.publisher.publish(subjects.dlq(this.config.service), encodeMessage(command), {
+      msgId: `session-inbox:${command.sessionId}:${command.id}`,
+      headers: {
+        [DLQ_HEADERS.reason]: reason.replace(/[\r\n]+/g, ' ').slice(0, 500),
+        [DLQ_HEADERS.originalSubject]: commandSubject(subjects, command),
+        [DLQ_HEADERS.service]: this.config.service,
+      },
+    });
+  }
+
+  /** Retries `work` with a growing delay until it succeeds or the service stops. */
+  private async untilDone(what: string, work: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; !this.stopping; attempt += 1) {
+      try {
+        return await work();
+      } catch (error) {
+        const delayMs = Math.min(30_000, this.config.TOLLGATE_RETRY_BASE_MS * 2 ** attempt);
+        this.logger.error({ err: error, delayMs }, `${what} failed; trying again`);
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.housekeeping);
+    this.timers?.stop();
     // A standby has nothing to finish: stop waiting for the lock at once.
     if (this.leader.role === 'standby') await this.leader.release();
     await this.consumers.beforeApplicationShutdown();
     await this.recovered?.catch(() => undefined);
+    // Turns still under way after the drain deadline stay in flight in the journal.
+    await this.scheduler?.drain(this.config.TOLLGATE_DRAIN_MS);
     await this.relay?.stop();
     await this.leader.release();
   }
 }
 
 /**
- * Commands of one session run one at a time (the session lock), so holding more of them only
- * blocks handler slots: one runs, a few wait in line, the rest are deferred, and a session
- * flooding past 1 000 deferred commands has the excess dead-lettered. Keyed by the session id
- * the subject names, whatever the subject's shape.
+ * A command's message is held only until the command is durable (its first commit, or its
+ * row in the session's inbox); the scheduler orders the decisions. One message per session is
+ * handled at a time, so commands reach the scheduler in arrival order, a few wait in line,
+ * the rest are deferred, and a session flooding past 1 000 deferred commands has the excess
+ * dead-lettered. Keyed by the session id the subject names, whatever the subject's shape.
  */
 function sessionFairness(subjects: Subjects): KeyFairness {
   return {

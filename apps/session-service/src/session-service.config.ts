@@ -2,14 +2,37 @@ import { type BaseConfig, ConfigError, loadConfig } from '@tollgate/service-runt
 import { z } from 'zod';
 import type { CheckpointName } from './session/domain/session-recorder';
 
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
 const ownShape = {
   MODEL_PROVIDER: z.enum(['scripted', 'openai']).default('scripted'),
   OPENAI_BASE_URL: z.url().optional(),
   OPENAI_API_KEY: z.string().optional(),
   MODEL: z.string().optional(),
   TOOL_POLICY_FILE: z.string().optional(),
+  /** Turns in flight at once (each may wait seconds on the model or a tool). */
+  TOLLGATE_MAX_TURNS: integer(1, 1_000_000).default(1_000),
+  /** Calls to the model provider at once; the provider's own 429s limit further. */
+  MODEL_MAX_CONCURRENCY: integer(1, 100_000).default(256),
+  /** First delay before asking an unavailable provider again; doubles per attempt. */
+  MODEL_RETRY_BASE_MS: integer(1, 600_000).default(500),
+  MODEL_RETRY_MAX_MS: integer(1, 3_600_000).default(30_000),
+  /** A turn whose model stays unavailable this long fails with a notice. */
+  MODEL_GIVE_UP_MS: integer(0, 86_400_000).default(300_000),
   /** Test-only: kill the process right after this checkpoint commits (crash scenarios). */
-  TOLLGATE_FAILPOINT: z.enum(['approval-resolved', 'tool-starting']).optional(),
+  TOLLGATE_FAILPOINT: z.enum(['approval-resolved', 'tool-starting', 'model-calling']).optional(),
+  /** S22: how often due reminders and deadlines are looked for. */
+  TOLLGATE_TIMER_POLL_MS: integer(100, 3_600_000).default(5_000),
+  /**
+   * Test-only: runs the service's clock this far ahead (journal times, due timers), so a
+   * process-level test reaches a deadline without waiting for it.
+   */
+  TOLLGATE_TEST_CLOCK_OFFSET_MS: integer(0, 100_000_000_000).optional(),
 };
 
 export type SessionServiceConfig = BaseConfig & {
@@ -18,7 +41,14 @@ export type SessionServiceConfig = BaseConfig & {
   OPENAI_API_KEY?: string;
   MODEL?: string;
   TOOL_POLICY_FILE?: string;
+  TOLLGATE_MAX_TURNS: number;
+  MODEL_MAX_CONCURRENCY: number;
+  MODEL_RETRY_BASE_MS: number;
+  MODEL_RETRY_MAX_MS: number;
+  MODEL_GIVE_UP_MS: number;
   TOLLGATE_FAILPOINT?: CheckpointName;
+  TOLLGATE_TIMER_POLL_MS: number;
+  TOLLGATE_TEST_CLOCK_OFFSET_MS?: number;
 };
 
 export function loadSessionServiceConfig(env: NodeJS.ProcessEnv): SessionServiceConfig {

@@ -3,13 +3,16 @@ import { sessionServiceConsumer, streamDefinitions } from '@tollgate/protocol';
 import {
   DatabaseClient,
   InfrastructureModule,
+  MetricsService,
   ServiceRuntimeModule,
 } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
+import { Gauge } from 'prom-client';
 import { ToolGrantsRepository } from './grants/tool-grants.repository';
 import { MIGRATIONS } from './migrations';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OpenAiChatClient } from './model/openai-chat.client';
+import { ProviderLimitedModelClient } from './model/provider-limited.model-client';
 import { ScriptedModelClient } from './model/scripted-model.client';
 import { CommandsController } from './commands/commands.controller';
 import { SessionRuntime } from './session-runtime.service';
@@ -40,7 +43,11 @@ export class SessionServiceModule {
       ],
       controllers: [CommandsController],
       providers: [
-        { provide: MODEL_CLIENT, useValue: modelClientFor(config) },
+        {
+          provide: MODEL_CLIENT,
+          useFactory: (metrics: MetricsService) => limitedModelClientFor(config, metrics),
+          inject: [MetricsService],
+        },
         { provide: TOOL_REGISTRY, useValue: builtInTools() },
         { provide: TOOL_POLICY, useValue: config.toolPolicy },
         {
@@ -53,6 +60,21 @@ export class SessionServiceModule {
       ],
     };
   }
+}
+
+function limitedModelClientFor(config: SessionServiceConfig, metrics: MetricsService): ModelClient {
+  const calls = new Gauge({
+    name: 'tollgate_model_calls_in_flight',
+    help: 'Calls to the model provider under way',
+    registers: [metrics.registry],
+  });
+  return new ProviderLimitedModelClient(modelClientFor(config), {
+    maxConcurrency: config.MODEL_MAX_CONCURRENCY,
+    retryBaseMs: config.MODEL_RETRY_BASE_MS,
+    retryMaxMs: config.MODEL_RETRY_MAX_MS,
+    giveUpMs: config.MODEL_GIVE_UP_MS,
+    onInFlight: (n) => calls.set(n),
+  });
 }
 
 function modelClientFor(config: SessionServiceConfig): ModelClient {

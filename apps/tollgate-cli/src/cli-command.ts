@@ -1,4 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
+import type { OperatorNats } from './operator-nats';
 import type { SessionDatabase } from './session-database';
 
 /** Exit codes every command keeps to, so scripts can tell a refusal from a failure. */
@@ -11,8 +12,11 @@ export interface CliIo {
 
 export interface CliContext {
   readonly io: CliIo;
+  readonly env: NodeJS.ProcessEnv;
   /** Opened on first use, so `--help` and usage errors need no database. */
   readonly sessionDatabase: () => Promise<SessionDatabase>;
+  /** Connected on first use, as the `operator` NATS user; only the DLQ commands need it. */
+  readonly nats: () => Promise<OperatorNats>;
 }
 
 export type CliOptions = NonNullable<ParseArgsConfig['options']>;
@@ -27,7 +31,9 @@ export interface CliCommand {
   readonly help: string;
   readonly usage: string;
   readonly options: CliOptions;
-  run(values: OptionValues, context: CliContext): Promise<number>;
+  /** The words after the command's own (`dlq show 42`); absent: none are taken. */
+  readonly operands?: { readonly min: number; readonly max: number };
+  run(values: OptionValues, context: CliContext, operands: readonly string[]): Promise<number>;
 }
 
 /** The operator asked for something the CLI will not do as asked: exit 2, with the reason. */

@@ -8,14 +8,28 @@ import {
   type OptionValues,
   UsageError,
 } from './cli-command';
+import { DLQ_LIST } from './dlq/dlq-list.command';
+import { DLQ_REPLAY } from './dlq/dlq-replay.command';
+import { DLQ_SHOW } from './dlq/dlq-show.command';
 import { GRANTS_LIST } from './grants/grants-list.command';
 import { GRANTS_REVOKE } from './grants/grants-revoke.command';
+import type { OperatorNats } from './operator-nats';
+import { PENDING } from './pending/pending.command';
 import { openSessionDatabase, type SessionDatabase } from './session-database';
+import { SESSIONS_SHOW } from './sessions/sessions-show.command';
 
 const PROGRAM = 'npm run tollgate --';
 
 /** Every command the CLI knows; a new one is a file and a line here. */
-export const COMMANDS: readonly CliCommand[] = [GRANTS_LIST, GRANTS_REVOKE];
+export const COMMANDS: readonly CliCommand[] = [
+  GRANTS_LIST,
+  GRANTS_REVOKE,
+  PENDING,
+  SESSIONS_SHOW,
+  DLQ_LIST,
+  DLQ_SHOW,
+  DLQ_REPLAY,
+];
 
 /**
  * Runs one command line and returns the exit code. Nothing here exits the process, so the
@@ -32,7 +46,9 @@ export async function runCli(
   const wantsHelp = rest.includes('--help') || rest.includes('-h');
   if (words[0] === 'help') return showHelp(words.slice(1), io);
 
-  const command = COMMANDS.find((c) => sameWords(c.path, words));
+  const command =
+    COMMANDS.find((c) => sameWords(c.path, words)) ??
+    COMMANDS.find((c) => c.operands !== undefined && leadsWith(c.path, words));
   if (!command) {
     if (words.length === 0 && wantsHelp) return showHelp([], io);
     if (isGroup(words) && (wantsHelp || rest.length === 0)) {
@@ -49,13 +65,23 @@ export async function runCli(
   }
   if (wantsHelp) return showHelp(command.path, io);
 
-  const opened: { database?: SessionDatabase } = {};
+  const opened: { database?: Promise<SessionDatabase>; nats?: Promise<OperatorNats> } = {};
   const context: CliContext = {
     io,
-    sessionDatabase: async () => (opened.database ??= await openSessionDatabase(env)),
+    env,
+    sessionDatabase: () => (opened.database ??= openSessionDatabase(env)),
+    // Loaded only by the commands that use NATS, so the others start without its client.
+    nats: () => (opened.nats ??= import('./operator-nats').then((m) => m.connectOperatorNats(env))),
   };
   try {
-    return await command.run(parseOptions(command, rest), context);
+    const operands = words.slice(command.path.length);
+    const { min, max } = command.operands ?? { min: 0, max: 0 };
+    if (operands.length > max) {
+      throw new UsageError(`unexpected argument "${operands[max]}"`);
+    }
+    const values = parseOptions(command, rest);
+    if (operands.length < min) throw new UsageError(`expected: ${command.usage}`);
+    return await command.run(values, context, operands);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`tollgate ${command.path.join(' ')}: ${error.message}`);
@@ -71,7 +97,10 @@ export async function runCli(
     );
     return EXIT.failed;
   } finally {
-    await opened.database?.close();
+    await Promise.all([
+      opened.database?.then((d) => d.close()).catch(() => undefined),
+      opened.nats?.then((n) => n.close()).catch(() => undefined),
+    ]);
   }
 }
 
@@ -110,15 +139,20 @@ function topHelp(): string {
   return [
     `Usage: ${PROGRAM} <command> [options]`,
     '',
-    "Tollgate's operator commands. They work on the session-service's database:",
+    "Tollgate's operator commands. grants, pending and sessions work on the session-service's",
+    "database (pending also reads the bindings' schemas in it):",
     '  DATABASE_URL     required, postgres://user:password@host:5432/database',
     '  DATABASE_SCHEMA  default session_service',
+    'dlq works on NATS as the services connect to it:',
+    '  NATS_URL         default nats://127.0.0.1:4222 (comma-separated for a cluster)',
+    '  NATS_USER + NATS_PASSWORD, or NATS_CREDS: the `operator` user of `npm run nats:config`',
+    '  TOLLGATE_SUBJECT_PREFIX  default tollgate',
     '',
     'Commands:',
     commandList(COMMANDS),
     '',
     `Run \`${PROGRAM} <command> --help\` for a command's options.`,
-    'Exit codes: 0 done, 1 failed (database unreachable, schema not migrated),',
+    'Exit codes: 0 done, 1 failed (database or NATS unreachable, schema not migrated),',
     '2 usage or configuration error (nothing was changed).',
   ].join('\n');
 }
@@ -143,6 +177,11 @@ function isGroup(words: readonly string[]): boolean {
 
 function startsWith(path: readonly string[], words: readonly string[]): boolean {
   return words.length < path.length && words.every((w, i) => path[i] === w);
+}
+
+/** `dlq show 42`: the command's words, then its operands. */
+function leadsWith(path: readonly string[], words: readonly string[]): boolean {
+  return words.length > path.length && path.every((w, i) => words[i] === w);
 }
 
 function sameWords(path: readonly string[], words: readonly string[]): boolean {

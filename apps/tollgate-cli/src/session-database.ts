@@ -13,6 +13,9 @@ import { CliFailure, UsageError } from './cli-command';
 /** The session-service's schema, opened for an operator command. */
 export interface SessionDatabase {
   readonly grants: ToolGrantsRepository;
+  /** For read-only reports; its search_path is the session-service's schema. */
+  readonly dataSource: DataSource;
+  readonly schema: string;
   close(): Promise<void>;
 }
 
@@ -52,6 +55,8 @@ export async function openSessionDatabase(env: NodeJS.ProcessEnv): Promise<Sessi
   }
   return {
     grants: new ToolGrantsRepository(async () => dataSource),
+    dataSource,
+    schema: schema.schema,
     close: () => dataSource.destroy(),
   };
 }

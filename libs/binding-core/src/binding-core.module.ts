@@ -130,6 +130,7 @@ export class BindingCoreModule {
             prompts: PromptJournalRepository,
             deliveries: DeliveredOutputsRepository,
             sessions: KnownSessionsRepository,
+            commands: CommandPublisher,
             pacer: RateLimitPacer,
             owedRefreshes: OwedRefreshesRepository,
           ) =>
@@ -141,6 +142,11 @@ export class BindingCoreModule {
               adapter,
               replicaId,
               leaseMs: settings.leaseMs,
+              // One more lease after the one that ran out: a replica that died mid-post has
+              // long been replaced, and a platform that still cannot be read is not coming back.
+              reconcileForMs: settings.leaseMs,
+              commands,
+              now: () => new Date(),
               logger: logger.child({ component: 'binding-core', replicaId }),
               pacer,
               owedRefreshes,
@@ -154,6 +160,7 @@ export class BindingCoreModule {
             PromptJournalRepository,
             DeliveredOutputsRepository,
             KnownSessionsRepository,
+            COMMAND_PUBLISHER,
             RateLimitPacer,
             OwedRefreshesRepository,
           ],
@@ -213,9 +220,18 @@ export class BindingCoreModule {
         },
         {
           provide: ForwardMessage,
-          useFactory: (sessions: KnownSessionsRepository, commands: CommandPublisher) =>
-            new ForwardMessage({ sessions, commands, now: () => new Date() }),
-          inject: [KnownSessionsRepository, COMMAND_PUBLISHER],
+          useFactory: (
+            sessions: KnownSessionsRepository,
+            prompts: PromptJournalRepository,
+            adapter: PlatformAdapter,
+            commands: CommandPublisher,
+          ) => new ForwardMessage({ sessions, prompts, adapter, commands, now: () => new Date() }),
+          inject: [
+            KnownSessionsRepository,
+            PromptJournalRepository,
+            PLATFORM_ADAPTER,
+            COMMAND_PUBLISHER,
+          ],
         },
         {
           provide: HasSession,

@@ -33,6 +33,7 @@ export * from './inbound/command-publisher.port';
 export * from './inbound/jetstream-command.publisher';
 export * from './inbound/forward-click.usecase';
 export * from './inbound/forward-message.usecase';
+export * from './inbound/text-answer.rules';
 export * from './inbound/has-session.query';
 
 export * from './binding-core.module';

@@ -72,7 +72,16 @@ export interface PacedCall {
 /** How the core should treat a failed platform call. */
 export type PlatformFailure =
   | { readonly kind: 'transient'; readonly reason: string; readonly retryAfterMs?: number }
-  | { readonly kind: 'permanent'; readonly reason: string };
+  | {
+      readonly kind: 'permanent';
+      readonly reason: string;
+      /**
+       * The platform's own error as `ToolInteractionUndeliverable.reason` carries it
+       * (PROTOCOL.md §4): Slack's `error` string, Discord `<http status>:<error code>`,
+       * Mattermost `<http status>:<error id>`. Absent when the platform gave none.
+       */
+      readonly platformCode?: string;
+    };
 
 /**
  * The one thing that differs between bindings. Every call is made with the SDK's own
@@ -89,18 +98,26 @@ export interface PlatformAdapter {
     text: string,
     near?: MessageRef,
   ): Promise<void>;
-  /** A reply in the conversation; `outputId` lets a retry find a post that timed out. */
+  /**
+   * A reply in the conversation; `outputId` lets a retry find a post that timed out. `mention`
+   * (a reminder's requester) is shown first as the platform's real mention, so it notifies
+   * them; the text itself stays inert.
+   */
   postText(
     conversation: Conversation,
     text: string,
     role: TextRole,
     outputId: string,
+    mention?: Person,
   ): Promise<MessageRef>;
   /**
    * Finds a prompt already posted for this target (a post that timed out after the platform
    * accepted it), so a retry edits it instead of posting twice. Undefined when not found.
+   * `since` is when the post was set out on: the adapter reads the conversation back to that
+   * time (with a margin for clocks), however many messages came after, never by a fixed
+   * number of pages.
    */
-  findPostedPrompt?(target: PromptTarget): Promise<MessageRef | undefined>;
+  findPostedPrompt?(target: PromptTarget, since: Date): Promise<MessageRef | undefined>;
   /**
    * Finds a text already posted for this output (a `postText` that timed out after the
    * platform accepted it), so a retry adopts it instead of posting the reply twice. Asked only

@@ -18,6 +18,11 @@ export interface ConnectNatsOptions {
   credentials?: NatsCredentials | undefined;
   /** Where replies arrive; a role's own subtree, so no other user may read them. */
   inboxPrefix?: string;
+  /**
+   * For one-shot tools: fail when no server answers within this many milliseconds instead of
+   * waiting for NATS for ever, so an operator gets a reason rather than a hung command.
+   */
+  firstConnectTimeoutMs?: number;
 }
 
 /**
@@ -111,7 +116,9 @@ export async function connectNats(options: ConnectNatsOptions): Promise<ManagedN
     servers,
     name,
     maxReconnectAttempts: -1,
-    waitOnFirstConnect: true,
+    ...(options.firstConnectTimeoutMs === undefined
+      ? { waitOnFirstConnect: true }
+      : { waitOnFirstConnect: false, timeout: options.firstConnectTimeoutMs }),
     reconnectTimeWait: options.reconnectTimeWaitMs ?? 2_000,
     ...(credentials ? { authenticator: natsAuthenticator(credentials) } : {}),
     ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),

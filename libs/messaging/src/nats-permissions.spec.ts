@@ -53,13 +53,20 @@ describe('natsPermissions', () => {
     expect(subscribe).toEqual([`${roleInboxPrefix('tollgate', role)}.>`]);
   });
 
-  it('lets the operator provision and read, but publish no command or output', () => {
+  it('lets the operator provision, read, and replay dead letters, but delete nothing', () => {
     const { publish } = natsPermissions('tollgate', 'operator');
     expect(publish).toContain('$JS.API.STREAM.MSG.GET.TOLLGATE_DLQ');
     expect(publish).toContain(
       '$JS.API.CONSUMER.CREATE.TOLLGATE_OUT.mattermost-binding.tollgate.out.mattermost.>',
     );
-    expect(publish.filter((s) => s.startsWith('tollgate.'))).toEqual([]);
+    // A replay goes back to the original subject; its marker is the only DLQ subject written,
+    // so the operator cannot pose as a service dead-lettering something.
+    expect(publish.filter((s) => s.startsWith('tollgate.'))).toEqual([
+      'tollgate.cmd.>',
+      'tollgate.out.>',
+      'tollgate.dlq.replayed.*',
+    ]);
+    expect(publish.filter((s) => s.includes('MSG.DELETE'))).toEqual([]);
   });
 });
 

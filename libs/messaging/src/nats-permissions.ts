@@ -45,7 +45,9 @@ export function roleInboxPrefix(prefix: string, role: NatsRole): string {
  * outputs; each writes only its own dead-letter subject. Every service creates, idempotently,
  * the three streams and its own durable at start, so it may look them up and create them, but
  * no role may update, purge or delete a stream or consumer. The operator role provisions
- * everything and reads every stream (the DLQ above all), and publishes nothing else.
+ * everything and reads every stream (the DLQ above all). To replay a dead-lettered message
+ * (`tollgate dlq replay`) it may publish commands and outputs, and the marker that records a
+ * replay; it can still delete nothing, so every dead-lettered copy stays for its 30 days.
  */
 export function natsPermissions(prefix: string, role: NatsRole): NatsPermissions {
   const subjects = new Subjects(prefix);
@@ -92,8 +94,12 @@ function operatorRole(prefix: string): NatsPermissions {
     ...PLATFORMS.map((platform) => bindingConsumer(prefix, platform)),
   ];
   const streams = Object.values(streamNames(prefix));
+  const subjects = new Subjects(prefix);
   return {
     publish: [
+      subjects.commandFilter(),
+      subjects.outputsAll(),
+      subjects.dlqReplayMarkerAll(),
       ...provisioningApi(prefix, durables),
       `${API}.STREAM.NAMES`,
       `${API}.STREAM.LIST`,

@@ -20,7 +20,29 @@ export interface DataSourceConfig {
   connectTimeoutMs?: number;
   /** Receives driver warnings such as a pooled connection dropped by the server. */
   logger?: PersistenceLogger;
+  /** Server-side limits every pooled session gets; see DEFAULT_SESSION_TIMEOUTS. */
+  timeouts?: Partial<SessionTimeouts>;
 }
+
+export interface SessionTimeouts {
+  /** statement_timeout: no query runs longer. */
+  readonly statementMs: number;
+  /** lock_timeout: no lock (row, table, advisory) is waited for longer. */
+  readonly lockMs: number;
+  /** idle_in_transaction_session_timeout: a transaction left open by a stalled caller ends. */
+  readonly idleInTransactionMs: number;
+}
+
+/**
+ * A hung query, a lock held by a stuck peer or a transaction a crashed task left open would
+ * otherwise hold a pooled connection (and its locks) forever; with these the server ends it
+ * and the caller sees an error it can retry.
+ */
+export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = {
+  statementMs: 30_000,
+  lockMs: 10_000,
+  idleInTransactionMs: 60_000,
+};
 
 export const MIGRATIONS_TABLE = 'migrations';
 
@@ -37,6 +59,7 @@ export function createDataSource(config: DataSourceConfig): DataSource {
   const schema = validateSchemaName(config.schema);
   if (!schema.ok) throw new PersistenceConfigError('schema', schema.code, schema.reason);
   const logger = config.logger ?? silentPersistenceLogger;
+  const timeouts = { ...DEFAULT_SESSION_TIMEOUTS, ...config.timeouts };
 
   return new DataSource({
     type: 'postgres',
@@ -47,7 +70,14 @@ export function createDataSource(config: DataSourceConfig): DataSource {
     connectTimeoutMS: config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     // Unqualified names in hand-written migration SQL and raw queries land in, and only
     // see, this service's schema. The name is validated above; quoting keeps it literal.
-    extra: { options: `-c search_path="${schema.schema}"` },
+    extra: {
+      options: [
+        `-c search_path="${schema.schema}"`,
+        `-c statement_timeout=${Math.floor(timeouts.statementMs)}`,
+        `-c lock_timeout=${Math.floor(timeouts.lockMs)}`,
+        `-c idle_in_transaction_session_timeout=${Math.floor(timeouts.idleInTransactionMs)}`,
+      ].join(' '),
+    },
     entities: [...(config.entities ?? [])],
     migrations: [...config.migrations],
     migrationsTableName: MIGRATIONS_TABLE,

@@ -1,7 +1,9 @@
 export {
   createDataSource,
+  DEFAULT_SESSION_TIMEOUTS,
   MIGRATIONS_TABLE,
   type DataSourceConfig,
+  type SessionTimeouts,
   type EntityClass,
   type MigrationClass,
 } from './data-source.factory';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { callIdSchema, commandEnvelopeFields } from './envelope.schema';
+import { agentSchema, callIdSchema, commandEnvelopeFields } from './envelope.schema';
 import { LIMITS } from './limits';
 import { personSchema } from './person.schema';
 import { principalSchema } from './principal.schema';
@@ -33,17 +33,34 @@ export const toolInteractionResponseSchema = z.strictObject({
   optionKey: storableIdentifier().min(1).max(LIMITS.optionKey),
   sender: personSchema,
   promptRef: storableIdentifier().min(1).optional(),
+  /** The answered prompt was a sub-agent's: echoed from its `Request` (added 2026-12-01). */
+  agent: agentSchema.optional(),
+});
+
+/**
+ * A binding could never show a prompt (the platform refused its `Request` for good): the
+ * session expires the call instead of waiting for an answer that cannot come (PROTOCOL.md §4,
+ * added 2026-11-30). `reason` is the platform's own error code.
+ */
+export const toolInteractionUndeliverableSchema = z.strictObject({
+  type: z.literal('ToolInteractionUndeliverable'),
+  ...commandEnvelopeFields,
+  callId: callIdSchema,
+  reason: z.string().min(1).max(LIMITS.undeliverableReason),
+  agent: agentSchema.optional(),
 });
 
 export const commandSchema = z.discriminatedUnion('type', [
   userMessageSchema,
   joinSessionSchema,
   toolInteractionResponseSchema,
+  toolInteractionUndeliverableSchema,
 ]);
 
 export type UserMessage = z.infer<typeof userMessageSchema>;
 export type JoinSession = z.infer<typeof joinSessionSchema>;
 export type ToolInteractionResponse = z.infer<typeof toolInteractionResponseSchema>;
+export type ToolInteractionUndeliverable = z.infer<typeof toolInteractionUndeliverableSchema>;
 export type Command = z.infer<typeof commandSchema>;
 export type CommandType = Command['type'];
 
@@ -51,4 +68,5 @@ export const COMMAND_TYPES = [
   'UserMessage',
   'JoinSession',
   'ToolInteractionResponse',
+  'ToolInteractionUndeliverable',
 ] as const satisfies readonly CommandType[];

@@ -16,6 +16,16 @@ export const commandIdSchema = storableIdentifier()
 
 export const callIdSchema = storableIdentifier().min(1).max(LIMITS.callId);
 
+/**
+ * Who produced a sub-agent's message (docs/protocol.md §4, added 2026-12-01): the delegated
+ * agent's name and the parent's `delegate` call. Its presence also ties the message's
+ * `sessionId` to the sub-agent session derived from the conversation's session and that call.
+ */
+export const agentSchema = z.strictObject({
+  name: z.string().min(1).max(LIMITS.agentName),
+  parentCallId: callIdSchema,
+});
+
 /** With a zone (`Z` or an offset): a local time would mean something else on every host. */
 export const occurredAtSchema = z.iso.datetime({ offset: true });
 
@@ -35,6 +45,7 @@ export const commandEnvelopeFields = { ...envelopeFields, id: commandIdSchema };
 /** For `Request`, `Update` and `Resolved`, which bindings order by `seq`. */
 export const journaledOutputEnvelopeFields = {
   ...envelopeFields,
+  agent: agentSchema.optional(),
   id: z.string(),
   seq: z.int().min(1),
 };
@@ -45,6 +56,7 @@ export const journaledOutputEnvelopeFields = {
  */
 export const unorderedOutputEnvelopeFields = {
   ...envelopeFields,
+  agent: agentSchema.optional(),
   id: z.string(),
   seq: z.int().min(0),
 };

@@ -6,4 +6,8 @@ export const LIMITS = {
   optionKey: 64,
   optionLabel: 75,
   commandId: 200,
+  /** A platform's error code as `ToolInteractionUndeliverable` carries it. */
+  undeliverableReason: 500,
+  /** A sub-agent's name as `agent.name` carries it. */
+  agentName: 64,
 } as const;

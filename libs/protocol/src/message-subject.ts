@@ -10,6 +10,8 @@ export function commandSubjectKind(command: Command): CommandKind {
       return 'response';
     case 'JoinSession':
       return 'join';
+    case 'ToolInteractionUndeliverable':
+      return 'undeliverable';
   }
 }
 

@@ -3,6 +3,7 @@ import {
   COMMAND_TYPES,
   joinSessionSchema,
   toolInteractionResponseSchema,
+  toolInteractionUndeliverableSchema,
   userMessageSchema,
   type Command,
   type CommandType,
@@ -22,7 +23,7 @@ import {
   type OutputType,
 } from './outputs.schema';
 import { accepted, quoteValue, refused, type ParseResult } from './parse-result';
-import { deriveSessionId } from './session-id';
+import { deriveSessionId, deriveSubAgentSessionId } from './session-id';
 import type { Subjects } from './subjects';
 
 type SchemasByType<M extends { type: string }> = {
@@ -34,6 +35,7 @@ const COMMAND_SCHEMAS: SchemasByType<Command> = {
   UserMessage: userMessageSchema,
   JoinSession: joinSessionSchema,
   ToolInteractionResponse: toolInteractionResponseSchema,
+  ToolInteractionUndeliverable: toolInteractionUndeliverableSchema,
 };
 
 const OUTPUT_SCHEMAS: SchemasByType<Output> = {
@@ -137,11 +139,19 @@ function parseMessage<M extends Command | Output>(
   if (!parsed.success) {
     return refused('invalid_payload', `${knownType}: ${issueDetail(parsed.error)}`);
   }
-  const expected = deriveSessionId(parsed.data.conversation);
+  const conversationSession = deriveSessionId(parsed.data.conversation);
+  // A sub-agent's message names the parent call it serves, so its session is checked too.
+  const agent = (parsed.data as { agent?: { parentCallId: string } }).agent;
+  const expected =
+    agent === undefined
+      ? conversationSession
+      : deriveSubAgentSessionId(conversationSession, agent.parentCallId);
   if (parsed.data.sessionId !== expected) {
     return refused(
       'session_mismatch',
-      `sessionId: ${quoteValue(parsed.data.sessionId)} is not the session of its conversation (${expected})`,
+      agent === undefined
+        ? `sessionId: ${quoteValue(parsed.data.sessionId)} is not the session of its conversation (${expected})`
+        : `sessionId: ${quoteValue(parsed.data.sessionId)} is not the sub-agent session of call ${quoteValue(agent.parentCallId)} in its conversation (${expected})`,
     );
   }
   return accepted(parsed.data);

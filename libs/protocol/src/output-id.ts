@@ -27,3 +27,12 @@ export function unjournaledOutputId(sessionId: string, commandId: string): strin
   }
   return `${sessionId}:0:${commandId}`;
 }
+
+/**
+ * The id of the `ToolInteractionUndeliverable` for a `Request` that can never be shown
+ * (PROTOCOL.md §4): derived from the output, so every replica that gives up on it sends the
+ * same command and the stream and the session keep one.
+ */
+export function undeliverableCommandId(requestOutputId: string): string {
+  return `undeliverable:${requestOutputId}`;
+}

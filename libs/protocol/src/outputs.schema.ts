@@ -116,6 +116,12 @@ export const textOutputSchema = z
     ...unorderedOutputEnvelopeFields,
     text: z.string().max(LIMITS.text),
     role: z.enum(TEXT_ROLES),
+    /**
+     * Added 2026-12-01: a person the post addresses (a reminder's requester). Built by Tollgate,
+     * never taken from model or user text, so each binding renders it as its platform's real
+     * mention, ahead of the inert text (PROTOCOL.md §4, §7).
+     */
+    mention: personSchema.optional(),
   })
   .superRefine(checkOutputId);
 

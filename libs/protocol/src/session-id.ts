@@ -16,6 +16,21 @@ export function deriveSessionId(conversation: Conversation): string {
   return `${platform}-${digest.slice(0, 32)}`;
 }
 
+/**
+ * A sub-agent's session (docs/protocol.md §1, added 2026-12-01): derived from its parent's
+ * session and the parent's `delegate` call, on the parent's platform, so it is a session id
+ * like any other (subjects, ledgers) and anyone holding the conversation and the call can
+ * check it.
+ */
+export function deriveSubAgentSessionId(parentSessionId: string, parentCallId: string): string {
+  const platform = platformOfSessionId(parentSessionId);
+  if (platform === undefined) throw new Error(`${parentSessionId} is not a session id`);
+  const digest = createHash('sha256')
+    .update(`${parentSessionId}/${parentCallId}`, 'utf8')
+    .digest('hex');
+  return `${platform}-${digest.slice(0, 32)}`;
+}
+
 /** Whether `value` has the shape of a derived session id; it is then a safe subject token. */
 export function isSessionId(value: string): boolean {
   return SESSION_ID_PATTERN.test(value);

@@ -38,6 +38,8 @@ describe('Subjects builders', () => {
   it('builds dead-letter subjects', () => {
     expect(subjects.dlq('slack-binding')).toBe('tollgate.dlq.slack-binding');
     expect(subjects.dlqAll()).toBe('tollgate.dlq.>');
+    expect(subjects.dlqReplayMarker(42)).toBe('tollgate.dlq.replayed.42');
+    expect(subjects.dlqReplayMarkerAll()).toBe('tollgate.dlq.replayed.*');
   });
 
   it('uses its own prefix', () => {
@@ -58,6 +60,8 @@ describe('Subjects builders', () => {
     ['a session of another platform', () => subjects.textOutput('discord', sessionId)],
     ['a dotted service', () => subjects.dlq('slack.binding')],
     ['an empty service', () => subjects.dlq('')],
+    ['a DLQ sequence of 0', () => subjects.dlqReplayMarker(0)],
+    ['a fractional DLQ sequence', () => subjects.dlqReplayMarker(1.5)],
   ])('throws on %s', (_case, build) => {
     expect(build).toThrow(InvalidSubjectTokenError);
   });

@@ -4,7 +4,7 @@ import { isPlatform, type Platform } from './platform';
 import { platformOfSessionId } from './session-id';
 import { assertSubjectPrefix } from './subject-prefix';
 
-export const COMMAND_KINDS = ['message', 'response', 'join'] as const;
+export const COMMAND_KINDS = ['message', 'response', 'join', 'undeliverable'] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
 
 export const OUTPUT_EVENTS = ['request', 'update', 'resolved', 'rejected'] as const;
@@ -89,6 +89,21 @@ export class Subjects {
 
   dlqAll(): string {
     return `${this.prefix}.dlq.>`;
+  }
+
+  /**
+   * Where an operator's replay of the DLQ message at `dlqSeq` is recorded. Two tokens after
+   * `dlq`, so it can never be a service's dead-letter subject (`<prefix>.dlq.<service>`).
+   */
+  dlqReplayMarker(dlqSeq: number): string {
+    if (!Number.isSafeInteger(dlqSeq) || dlqSeq < 1) {
+      throw new InvalidSubjectTokenError(`DLQ sequence ${dlqSeq} is not a positive integer`);
+    }
+    return `${this.prefix}.dlq.replayed.${dlqSeq}`;
+  }
+
+  dlqReplayMarkerAll(): string {
+    return `${this.prefix}.dlq.replayed.*`;
   }
 
   parseCommandSubject(subject: string): ParseResult<CommandSubject> {

@@ -73,6 +73,10 @@ function baseShape(service: ServiceName) {
     // A consumer with messages waiting and nothing settled for this long is not ready.
     TOLLGATE_STALL_AFTER_MS: integer(1_000, 86_400_000).default(120_000),
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
+    // Set on every pooled PostgreSQL session (see DEFAULT_SESSION_TIMEOUTS in persistence).
+    DATABASE_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
+    DATABASE_LOCK_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
     // Divides every chat platform rate-limit window a binding paces by: 1 in production;
     // tests and benches run the platforms' limits faster with a larger one.
     TOLLGATE_RATE_WINDOW_DIVISOR: integer(1, 1_000_000).default(1),

@@ -45,11 +45,15 @@ export class DatabaseClient implements OnApplicationBootstrap, OnApplicationShut
       schema: config.DATABASE_SCHEMA,
       migrations,
       applicationName: config.service,
-      // A session decision holds one connection for its session lock while its queries may
-      // take another (grants); twice the consumer's in-flight bound keeps the pool from
-      // starving itself.
+      // A decision holds a connection only for a short transaction (never across a model
+      // call or a tool run), while its grants look-up may take another.
       poolSize: DATABASE_POOL_SIZE,
       logger: this.logger,
+      timeouts: {
+        statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+        lockMs: config.DATABASE_LOCK_TIMEOUT_MS,
+        idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      },
     });
     this.ready = new Promise((resolve) => (this.resolveReady = resolve));
     readiness.register({

@@ -1,4 +1,4 @@
-import type { FaultScope } from '../../fakes/fault-queue';
+import type { FaultScope } from '@tollgate/platform-standins';
 import type { CallScope } from '../platform-driver';
 
 /** A contract call scope in the fakes' terms: replica → client path, conversation → channel. */

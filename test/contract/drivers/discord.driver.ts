@@ -11,7 +11,7 @@ import {
   type DiscordFault,
   type DiscordMethod,
   type FakeDiscordMessage,
-} from '../../fakes/discord-api.fake';
+} from '@tollgate/platform-standins';
 import {
   askCommandInteraction,
   buttonClickInteraction,
@@ -19,7 +19,7 @@ import {
   interactionToken,
   nextSnowflake,
   signDiscordRequest,
-} from '../../fakes/discord-signing';
+} from '@tollgate/platform-standins';
 import type {
   ButtonTamper,
   CallScope,
@@ -120,8 +120,20 @@ export class DiscordDriver implements PlatformDriver {
 
   messagesIn(conversation: Conversation): ChatMessageView[] {
     return this.fake.messages
-      .filter((m) => m.channel_id === conversation.channelId)
+      .filter((m) => m.channel_id === conversation.channelId && m.authorId === undefined)
       .map((m) => view(m));
+  }
+
+  deleteMessage(message: ChatMessageView): void {
+    if (!this.fake.deleteMessage(message.channelId, message.messageId)) {
+      throw new Error(`no message ${message.messageId} to delete`);
+    }
+  }
+
+  addOthersMessages(conversation: Conversation, count: number): void {
+    for (let i = 0; i < count; i += 1) {
+      this.fake.addUserMessage(conversation.channelId, '80351110224678999', `chatter ${i}`);
+    }
   }
 
   notices(): PrivateNotice[] {
@@ -196,12 +208,33 @@ export class DiscordDriver implements PlatformDriver {
     return this.send(bindingUrl, body, signing);
   }
 
-  private send(bindingUrl: string, body: string, signing: Signing): Promise<Response> {
-    return fetch(`${bindingUrl}/discord/interactions`, {
+  private async send(bindingUrl: string, body: string, signing: Signing): Promise<Response> {
+    const response = await fetch(`${bindingUrl}/discord/interactions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...this.sign(body, signing) },
       body,
     });
+    await this.recordEphemeralReply(body, response.clone());
+    return response;
+  }
+
+  /**
+   * An ephemeral answer to an interaction (type 4, flag 64) is what Discord shows its user
+   * alone: a private notice as much as a follow-up is.
+   */
+  private async recordEphemeralReply(body: string, response: Response): Promise<void> {
+    if (!response.ok) return;
+    const reply = (await response.json().catch(() => undefined)) as
+      { type?: number; data?: { content?: string; flags?: number } } | undefined;
+    if (reply?.type !== 4 || ((reply.data?.flags ?? 0) & 64) === 0) return;
+    const interaction = JSON.parse(body) as {
+      member?: { user?: { id?: string } };
+      user?: { id?: string };
+      channel_id?: string;
+    };
+    const userId = interaction.member?.user?.id ?? interaction.user?.id;
+    if (userId === undefined) return;
+    this.fake.showEphemeralResponse(userId, reply.data?.content ?? '', interaction.channel_id);
   }
 
   private sign(body: string, signing: Signing): Record<string, string> {

@@ -8,12 +8,8 @@ import {
   type MattermostFault,
   type MattermostRoute,
   type PostAction,
-} from '../../fakes/mattermost-api.fake';
-import {
-  actionCallbackBody,
-  slashCommandBody,
-  tamperedContext,
-} from '../../fakes/mattermost-inbound.payloads';
+} from '@tollgate/platform-standins';
+import { actionCallbackBody, slashCommandBody, tamperedContext } from '@tollgate/platform-standins';
 import { alice, bob } from '../../support/commands';
 import { uniqueToken } from '../../support/unique';
 import type {
@@ -153,6 +149,23 @@ export class MattermostDriver implements PlatformDriver {
     return this.botPosts()
       .filter((p) => p.channel_id === conversation.channelId && p.root_id === conversation.threadId)
       .map((p) => view(p));
+  }
+
+  deleteMessage(message: ChatMessageView): void {
+    if (!this.fake.deletePost(message.messageId)) {
+      throw new Error(`no post ${message.messageId} to delete`);
+    }
+  }
+
+  addOthersMessages(conversation: Conversation, count: number): void {
+    for (let i = 0; i < count; i += 1) {
+      this.fake.addUserPost({
+        channel_id: conversation.channelId,
+        user_id: 'someoneelse0000000000000000',
+        message: `chatter ${i}`,
+        ...(conversation.threadId ? { root_id: conversation.threadId } : {}),
+      });
+    }
   }
 
   notices(): PrivateNotice[] {

@@ -7,15 +7,15 @@ import {
   type FakeSlackMessage,
   type SlackApiCall,
   type SlackFault,
-} from '../../fakes/slack-api.fake';
-import { actionsOf, textContent } from '../../fakes/slack-blocks';
+} from '@tollgate/platform-standins';
+import { actionsOf, textContent } from '@tollgate/platform-standins';
 import {
   appMentionEvent,
   blockActionsPayload,
   eventCallback,
   interactionFormBody,
-} from '../../fakes/slack-inbound.payloads';
-import { signSlackRequest } from '../../fakes/slack-signing';
+} from '@tollgate/platform-standins';
+import { signSlackRequest } from '@tollgate/platform-standins';
 import { uniqueToken } from '../../support/unique';
 import type {
   ButtonTamper,
@@ -145,7 +145,25 @@ export class SlackDriver implements PlatformDriver {
   messagesIn(conversation: Conversation): ChatMessageView[] {
     return this.fake.messages
       .filter((m) => m.channel === conversation.channelId && m.thread_ts === conversation.threadId)
+      .filter((m) => m.bot_id !== undefined)
       .map((m) => this.view(m));
+  }
+
+  deleteMessage(message: ChatMessageView): void {
+    if (!this.fake.deleteMessage(message.channelId, message.messageId)) {
+      throw new Error(`no message ${message.messageId} to delete`);
+    }
+  }
+
+  addOthersMessages(conversation: Conversation, count: number): void {
+    for (let i = 0; i < count; i += 1) {
+      this.fake.addUserMessage({
+        channel: conversation.channelId,
+        ...(conversation.threadId ? { thread_ts: conversation.threadId } : {}),
+        user: 'U_SOMEONE_ELSE',
+        text: `chatter ${i}`,
+      });
+    }
   }
 
   notices(): PrivateNotice[] {

@@ -5,6 +5,7 @@ import {
   bindingProvisionPlan,
   DeliveredOutputsRepository,
   HandleOutput,
+  JetStreamCommandPublisher,
   KnownSessionsRepository,
   type OutputHandled,
   PromptJournalRepository,
@@ -22,7 +23,9 @@ import {
 import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
 import {
   bindingConsumer,
+  type Command,
   encodeMessage,
+  parseCommand,
   type Output,
   outputSubject,
   streamNames,
@@ -81,6 +84,8 @@ export class BindingHarness {
   readonly sessions: KnownSessionsRepository;
   readonly subjects: Subjects;
   readonly publisher: JetStreamPublisher;
+  /** Commands the core published (R2's undeliverable), stored on the harness's CMD stream. */
+  readonly commands: JetStreamCommandPublisher;
   private runner?: ConsumerRunner;
 
   private constructor(
@@ -99,6 +104,7 @@ export class BindingHarness {
     this.sessions = new KnownSessionsRepository(db);
     this.subjects = new Subjects(prefix);
     this.publisher = new JetStreamPublisher(js);
+    this.commands = new JetStreamCommandPublisher(this.subjects, async () => this.publisher);
   }
 
   static async open(label: string, options: HarnessOptions = {}): Promise<BindingHarness> {
@@ -150,6 +156,9 @@ export class BindingHarness {
       adapter: this.adapter,
       replicaId,
       leaseMs: this.leaseMs,
+      reconcileForMs: this.leaseMs,
+      commands: this.commands,
+      now: () => new Date(),
       logger: testLogger,
     });
   }
@@ -206,6 +215,24 @@ export class BindingHarness {
   }
 
   /** Waits until the delivery at `streamSeq` was handled for good (acked or dead-lettered). */
+  /** Every command the core published on the harness's CMD stream, oldest first. */
+  async commandsPublished(): Promise<Command[]> {
+    const stream = streamNames(this.prefix).commands;
+    const info = await this.jsm.streams.info(stream);
+    const commands: Command[] = [];
+    for (
+      let seq = info.state.first_seq;
+      info.state.messages > 0 && seq <= info.state.last_seq;
+      seq += 1
+    ) {
+      const message = await this.jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
+      if (!message) continue;
+      const parsed = parseCommand(message.data);
+      if (parsed.ok) commands.push(parsed.value);
+    }
+    return commands;
+  }
+
   async settled(streamSeq: number): Promise<Attempt> {
     return waitFor(`stream message ${streamSeq} to be settled`, () =>
       this.attempts.find(

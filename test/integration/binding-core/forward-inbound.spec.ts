@@ -58,7 +58,13 @@ describe('binding core: inbound clicks and messages', () => {
       commands,
       now: () => NOW,
     });
-    forwardMessage = new ForwardMessage({ sessions: harness.sessions, commands, now: () => NOW });
+    forwardMessage = new ForwardMessage({
+      sessions: harness.sessions,
+      prompts: harness.prompts,
+      adapter: harness.adapter,
+      commands,
+      now: () => NOW,
+    });
     hasSession = new HasSession(harness.sessions);
   });
 
@@ -232,5 +238,139 @@ describe('binding core: inbound clicks and messages', () => {
     expect(result).toMatchObject({ kind: 'refused', reason: 'invalid_payload' });
     expect(await hasSession.execute(conversation)).toBe(false);
     await expectNoCommand('Ev-too-long');
+  });
+
+  describe('B16 — answers typed as text', () => {
+    /** Prompts handled as the binding handles their requests: posted and journaled pending. */
+    async function trackedPrompts(...callIds: string[]) {
+      const conversation = freshConversation();
+      const handle = harness.handleOutput();
+      const prompts = callIds.map((callId) => promptOutputs(callId, conversation));
+      for (const [i, p] of prompts.entries()) await handle.execute(p.request(3 + i));
+      return prompts;
+    }
+
+    it('B16 the requester’s answer word becomes one ToolInteractionResponse with the message’s own id and the sender', async () => {
+      const [p] = await trackedPrompts('call_3_1');
+      const [posted] = await harness.prompts.pendingIn(p.sessionId);
+      const commandId = `slack:T1:C1:${Date.now()}.000100`;
+
+      const result = await forwardMessage.execute({
+        conversation: p.conversation,
+        sender: alice,
+        text: 'Approve!',
+        commandId,
+      });
+
+      const expected = {
+        type: 'ToolInteractionResponse',
+        v: 1,
+        id: commandId,
+        sessionId: p.sessionId,
+        conversation: p.conversation,
+        occurredAt: NOW.toISOString(),
+        callId: p.callId,
+        optionKey: 'approve_once',
+        sender: alice,
+        promptRef: posted.messageRef.messageId,
+      };
+      expect(result).toEqual({ kind: 'answered', command: expected });
+      const [command] = await waitFor('the response command', () => {
+        const found = seen.filter((s) => s.command.id === commandId);
+        return found.length === 1 ? found : undefined;
+      });
+      expect(command).toEqual({
+        subject: `${harness.prefix}.cmd.slack.${p.sessionId}.response`,
+        msgId: commandId,
+        command: expected,
+      });
+      // Answering changes no prompt: only the session's answer does.
+      expect(harness.adapter.editsFor(p.promptRef)).toEqual([]);
+    });
+
+    it('B16 the same message delivered again is the same command, even once its prompt is gone', async () => {
+      const [p] = await trackedPrompts('call_3_1');
+      const message = {
+        conversation: p.conversation,
+        sender: alice,
+        text: 'no',
+        commandId: `slack:T1:C1:${Date.now()}.000200`,
+      };
+      const first = await forwardMessage.execute(message);
+      expect(first).toMatchObject({ kind: 'answered', command: { optionKey: 'deny' } });
+      // The session resolved it and the binding cleared it; then the platform redelivers.
+      await harness.handleOutput().execute(p.resolved(9));
+      expect(await harness.prompts.pendingIn(p.sessionId)).toEqual([]);
+      const again = await forwardMessage.execute(message);
+      // Read as a message now, but under the same id: the session's ledger drops it.
+      expect(again).toMatchObject({ kind: 'forwarded', command: { id: message.commandId } });
+    });
+
+    it('B16 several pending prompts: a private hint to the sender, nothing published', async () => {
+      const [p] = await trackedPrompts('call_3_1', 'call_3_2');
+      const commandId = `slack:T1:C1:${Date.now()}.000300`;
+
+      const result = await forwardMessage.execute({
+        conversation: p.conversation,
+        sender: alice,
+        text: 'yes',
+        commandId,
+      });
+
+      expect(result).toMatchObject({ kind: 'hinted', reason: 'several_prompts', sent: true });
+      const hints = harness.adapter
+        .noticesTo(alice.id)
+        .filter((n) => n.conversation.channelId === p.conversation.channelId);
+      expect(hints).toHaveLength(1);
+      expect(hints[0].text).toContain('2 requests');
+      await expectNoCommand(commandId);
+      expect(await harness.prompts.pendingIn(p.sessionId)).toHaveLength(2);
+    });
+
+    it('B16 a word for an option the prompt does not offer: a hint naming the offered answers, nothing published', async () => {
+      const [p] = await trackedPrompts('call_3_1');
+      const commandId = `slack:T1:C1:${Date.now()}.000400`;
+
+      const result = await forwardMessage.execute({
+        conversation: p.conversation,
+        sender: alice,
+        text: 'always',
+        commandId,
+      });
+
+      expect(result).toMatchObject({ kind: 'hinted', reason: 'option_not_offered', sent: true });
+      const [hint] = harness.adapter
+        .noticesTo(alice.id)
+        .filter((n) => n.conversation.channelId === p.conversation.channelId);
+      expect(hint.text).toContain('"approve", "deny"');
+      await expectNoCommand(commandId);
+    });
+
+    it('B16 with no prompt pending, or from an automation, an answer word is an ordinary message', async () => {
+      const conversation = freshConversation();
+      await expect(
+        forwardMessage.execute({ conversation, sender: alice, text: 'ok', commandId: 'Ev-b16-1' }),
+      ).resolves.toMatchObject({ kind: 'forwarded', command: { type: 'UserMessage', text: 'ok' } });
+      const [p] = await trackedPrompts('call_3_1');
+      await expect(
+        forwardMessage.execute({
+          conversation: p.conversation,
+          sender: alice,
+          text: 'approve',
+          commandId: 'Ev-b16-2',
+          principal: 'automation',
+        }),
+      ).resolves.toMatchObject({ kind: 'forwarded', command: { type: 'UserMessage' } });
+    });
+
+    it('B16 the journal lists a session’s pending prompts only', async () => {
+      const [a, b] = await trackedPrompts('call_3_1', 'call_3_2');
+      await trackedPrompts('call_3_1');
+      await harness.handleOutput().execute(b.abandoned(9));
+      const pending = await harness.prompts.pendingIn(a.sessionId);
+      expect(pending.map((x) => x.key)).toEqual([a.key]);
+      expect(pending[0].request).toEqual(a.request(3));
+      expect(pending[0].conversation).toEqual(a.conversation);
+    });
   });
 });

@@ -83,28 +83,97 @@ describe('binding core: failures and concurrent replicas', () => {
     expect(await harness.promptRow(p.key)).toMatchObject({ status: 'pending', intent: null });
   });
 
-  it('a permanent failure is dead-lettered at once with its reason; nothing is shown', async () => {
+  it('R2 a Request the platform refuses for good is reported undeliverable, not dead-lettered; nothing is shown', async () => {
     const p = promptOutputs();
-    harness.adapter.failNext('postPrompt', { kind: 'permanent', reason: 'channel_not_found' });
+    harness.adapter.failNext('postPrompt', {
+      kind: 'permanent',
+      reason: 'slack_channel_not_found',
+      platformCode: 'channel_not_found',
+    });
+    const request = p.request(3);
 
-    const seq = await harness.publish(p.request(3));
+    const seq = await harness.publish(request);
     const final = await harness.settled(seq);
 
-    expect(final).toMatchObject({ permanent: true, failure: 'post_prompt: channel_not_found' });
+    expect(final.handled).toEqual({ outcome: 'undeliverable', reason: 'channel_not_found' });
     expect(harness.attemptsOf(seq)).toHaveLength(1);
-    const copy = await waitFor('the dead letter', async () =>
-      (await harness.deadLetters()).find(
-        (c) =>
-          c.headers.get(DLQ_HEADERS.originalSubject) ===
-          harness.subjects.callOutput('slack', p.sessionId, p.callId, 'request'),
-      ),
+    const commands = await harness.commandsPublished();
+    expect(commands.filter((c) => c.sessionId === p.sessionId)).toEqual([
+      expect.objectContaining({
+        type: 'ToolInteractionUndeliverable',
+        id: `undeliverable:${request.id}`,
+        callId: p.callId,
+        reason: 'channel_not_found',
+        conversation: request.conversation,
+      }),
+    ]);
+    expect((await harness.deadLetters()).filter((c) => c.subject.includes(p.sessionId))).toEqual(
+      [],
     );
-    expect(copy.headers.get(DLQ_HEADERS.reason)).toBe('post_prompt: channel_not_found');
     expect(harness.adapter.postsFor(p.promptRef)).toEqual([]);
     expect(await harness.promptRow(p.key)).toMatchObject({
       status: 'untracked',
       lease_owner: null,
+      intent: null,
     });
+  });
+
+  it('a permanent failure of a text is dead-lettered at once with its reason', async () => {
+    const p = promptOutputs();
+    harness.adapter.failNext('postText', { kind: 'permanent', reason: 'channel_not_found' });
+    const text = p.text(4, 'never shown');
+
+    const final = await harness.settled(await harness.publish(text));
+
+    expect(final).toMatchObject({ permanent: true, failure: 'post_text: channel_not_found' });
+    const copy = await waitFor('the dead letter', async () =>
+      (await harness.deadLetters()).find(
+        (c) =>
+          c.headers.get(DLQ_HEADERS.originalSubject) ===
+          harness.subjects.textOutput('slack', p.sessionId),
+      ),
+    );
+    expect(copy.headers.get(DLQ_HEADERS.reason)).toBe('post_text: channel_not_found');
+  });
+
+  it('R4 an edit refused for good reposts the current state with a new nonce; the journal follows it', async () => {
+    const p = promptOutputs();
+    await harness.settled(await harness.publish(p.request(3)));
+    const [original] = harness.adapter.postsFor(p.promptRef);
+    const before = await harness.promptRow(p.key);
+    harness.adapter.failNext('editPrompt', {
+      kind: 'permanent',
+      reason: 'slack_message_not_found',
+      platformCode: 'message_not_found',
+    });
+
+    const refreshed = await harness.settled(await harness.publish(p.refreshed(5)));
+
+    expect(refreshed.handled).toMatchObject({ outcome: 'reposted', view: 'refreshed' });
+    const posts = harness.adapter.postsFor(p.promptRef);
+    expect(posts).toHaveLength(2);
+    expect(posts[1].view.kind).toBe('refreshed');
+    expect(posts[1].target.postNonce).not.toBe(original.target.postNonce);
+    const row = await harness.promptRow(p.key);
+    expect(row).toMatchObject({ status: 'pending', message_ref: posts[1].ref, intent: null });
+    expect(row?.post_nonce).toBe(posts[1].target.postNonce);
+    expect(row?.post_nonce).not.toBe(before?.post_nonce);
+    expect((await harness.journal(p.key)).map((e) => e.type)).toEqual([
+      'PendingApprovalPromptTracked',
+      'PendingApprovalPromptReposted',
+      'PendingApprovalPromptRefreshed',
+    ]);
+
+    // The next edit goes to the new message; nothing was dead-lettered.
+    const resolved = await harness.settled(await harness.publish(p.resolved(8)));
+    expect(resolved.handled).toEqual({ outcome: 'edited', view: 'resolved' });
+    const edits = harness.adapter.effects.filter(
+      (e) => e.op === 'editPrompt' && e.target.promptRef === p.promptRef,
+    );
+    expect(edits.map((e) => (e.op === 'editPrompt' ? e.ref : undefined))).toEqual([posts[1].ref]);
+    expect((await harness.deadLetters()).filter((c) => c.subject.includes(p.sessionId))).toEqual(
+      [],
+    );
   });
 
   it('a transient failure of a text post is retried and posts once', async () => {
@@ -226,22 +295,58 @@ describe('binding core: failures and concurrent replicas', () => {
     expect(row).toMatchObject({ lease_owner: null, intent: null });
   });
 
-  it('an unfinished post that never reached the platform is forgotten, and a later Resolved tombstones', async () => {
+  it('R3 a look-back that fails for good settles the unfinished post as never posted; a later Resolved tombstones', async () => {
     const p = promptOutputs();
-    harness.adapter.failNext('postPrompt', { kind: 'permanent', reason: 'invalid_blocks' });
-    await harness.settled(await harness.publish(p.request(3)));
-    expect(await harness.promptRow(p.key)).toMatchObject({
-      intent: expect.objectContaining({ owner: 'replica-a' }),
-    });
+    // The post keeps failing, so its intent stays unfinished; reading the channel back is
+    // refused for good (a missing scope).
+    harness.adapter.failNext('postPrompt', { kind: 'transient', reason: 'timeout' }, 6);
+    harness.adapter.failNext(
+      'findPostedPrompt',
+      { kind: 'permanent', reason: 'slack_missing_scope', platformCode: 'missing_scope' },
+      10,
+    );
+    const requestSeq = await harness.publish(p.request(3));
+    await waitFor('the post to fail once', () =>
+      harness.attemptsOf(requestSeq).length > 0 ? true : undefined,
+    );
 
     const final = await harness.settled(await harness.publish(p.resolved(8)));
 
     expect(final.handled).toEqual({ outcome: 'tombstoned' });
+    harness.adapter.clearFailures();
+    await harness.settled(requestSeq);
+    expect(harness.attemptsOf(requestSeq).at(-1)?.handled).toMatchObject({ outcome: 'dropped' });
     expect(harness.adapter.postsFor(p.promptRef)).toEqual([]);
     expect(await harness.promptRow(p.key)).toMatchObject({
       status: 'cleared',
       outcome: 'tombstone',
       intent: null,
     });
+    expect((await harness.deadLetters()).filter((c) => c.subject.includes(p.sessionId))).toEqual(
+      [],
+    );
+  });
+
+  it('R3 a look-back that keeps failing for a while settles within the bound and posts afresh once', async () => {
+    const p = promptOutputs();
+    harness.adapter.failNext('postPrompt', { kind: 'transient', reason: 'timeout' }, 1);
+    harness.adapter.failNext(
+      'findPostedPrompt',
+      { kind: 'transient', reason: 'slack_http_503' },
+      1000,
+    );
+    const startedAt = Date.now();
+
+    const seq = await harness.publish(p.request(3));
+    const final = await waitFor(
+      'the request to be posted',
+      () => harness.attemptsOf(seq).find((a) => a.handled?.outcome === 'posted'),
+      { timeoutMs: harness.leaseMs * 4 },
+    );
+
+    harness.adapter.clearFailures();
+    expect(final.at - startedAt).toBeGreaterThanOrEqual(harness.leaseMs);
+    expect(harness.adapter.postsFor(p.promptRef)).toHaveLength(1);
+    expect(await harness.promptRow(p.key)).toMatchObject({ status: 'pending', intent: null });
   });
 });

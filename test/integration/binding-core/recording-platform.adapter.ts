@@ -71,6 +71,11 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
     this.injected.set(op, queue);
   }
 
+  /** Drops every failure still queued. */
+  clearFailures(): void {
+    this.injected.clear();
+  }
+
   async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
     return this.perform('postPrompt', () => {
       const ref = this.newRef(target.conversation);

@@ -10,7 +10,7 @@ import {
   INTERACTION_TOKEN_LIFETIME_MS,
   pruneInteractionTokens,
 } from '../../../apps/discord-binding/src/platform/interaction-tokens.housekeeping';
-import { interactionToken } from '../../fakes/discord-signing';
+import { interactionToken } from '@tollgate/platform-standins';
 import { createTestSchema, type TestSchema } from '../../support/database';
 
 const BOT_TOKEN = 'x4-discord-bot-token';

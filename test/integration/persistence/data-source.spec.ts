@@ -65,6 +65,27 @@ describe('createDataSource against PostgreSQL', () => {
     );
   });
 
+  it('S18 every pooled connection has a statement, lock and idle-in-transaction timeout, by default and as configured', async () => {
+    const settingsOf = (ds: { query: (sql: string) => Promise<unknown[]> }) =>
+      ds.query(
+        `SELECT current_setting('statement_timeout') AS statement,
+                current_setting('lock_timeout') AS lock,
+                current_setting('idle_in_transaction_session_timeout') AS idle`,
+      );
+    await withDataSource(testSchema, { migrations: [] }, async (ds) => {
+      expect(await settingsOf(ds)).toEqual([{ statement: '30s', lock: '10s', idle: '1min' }]);
+    });
+    await withDataSource(
+      testSchema,
+      { migrations: [], timeouts: { statementMs: 1500, lockMs: 250, idleInTransactionMs: 4000 } },
+      async (ds) => {
+        expect(await settingsOf(ds)).toEqual([{ statement: '1500ms', lock: '250ms', idle: '4s' }]);
+        // A statement past its limit is ended by the server, not left holding the connection.
+        await expect(ds.query('SELECT pg_sleep(3)')).rejects.toThrow(/statement timeout/);
+      },
+    );
+  });
+
   it('keeps entities in its schema', async () => {
     await withDataSource(
       testSchema,

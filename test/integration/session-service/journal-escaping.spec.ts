@@ -5,7 +5,7 @@ import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
 import { SessionStore } from '../../../apps/session-service/src/journal/session-store';
-import { replay } from '../../../apps/session-service/src/session/domain/session-state';
+import { historyOf } from '../../../apps/session-service/src/session/domain/provider-history';
 import { freshConversation } from '../../support/commands';
 import { createTestSchema, withClient } from '../../support/database';
 
@@ -57,10 +57,14 @@ describe('X8 — the session journal holds any text', () => {
             { type: 'TextOutput', text: result, role: 'assistant' },
           ]);
         });
-        const state = await dataSource.transaction(async (manager) =>
-          replay(sessionId, await store.load(manager, sessionId)),
-        );
-        expect(state.history).toEqual([
+        // Through the state row and the history the model is shown, both read back escaped.
+        const state = await dataSource.transaction(async (manager) => {
+          const opened = await store.open(manager, sessionId, undefined);
+          if (opened.kind !== 'loaded') throw new Error(`session ${opened.kind}`);
+          return opened.state;
+        });
+        const history = historyOf(await store.historySource(sessionId)(1_000_000));
+        expect(history).toEqual([
           { role: 'user', content: text },
           { role: 'assistant', content: result },
         ]);

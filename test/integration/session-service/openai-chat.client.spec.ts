@@ -1,6 +1,10 @@
 import { OpenAiChatClient } from '../../../apps/session-service/src/model/openai-chat.client';
 import type { ModelRequest } from '../../../apps/session-service/src/model/model-client.port';
-import { OPENAI_FAKE_KEY, OpenAiApiFake } from '../../fakes/openai-api.fake';
+import { ModelUnavailable } from '../../../apps/session-service/src/model/model-unavailable.error';
+import { ProviderLimitedModelClient } from '../../../apps/session-service/src/model/provider-limited.model-client';
+import { ModelGate } from '../../support/model-gate';
+import { waitFor } from '../../support/wait-for';
+import { OPENAI_FAKE_KEY, OpenAiApiFake } from '@tollgate/platform-standins';
 
 const TOOLS = [{ name: 'write_note', description: 'Stores a note' }];
 
@@ -107,6 +111,72 @@ describe('OpenAI chat-completions client against a local fake of the API', () =>
     await expect(client().complete(ask('hi'))).rejects.toThrow(
       'the model API answered 500: {"error":{"message":"The server had an error"}}',
     );
+  });
+
+  it('S14 a 429 is retried after its Retry-After, then the answer comes', async () => {
+    api.script(
+      { status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'retry-after': '1' } },
+      { content: 'there you are' },
+    );
+    const limited = new ProviderLimitedModelClient(client(), {
+      maxConcurrency: 4,
+      retryBaseMs: 10,
+      retryMaxMs: 100,
+      giveUpMs: 10_000,
+    });
+    await expect(limited.complete(ask('hi'))).resolves.toMatchObject({ content: 'there you are' });
+    const [first, second] = api.requests;
+    // The provider asked for a second; the growing delay alone would have been 10 ms.
+    expect(second.at - first.at).toBeGreaterThanOrEqual(990);
+  });
+
+  it('S14 a 503 without Retry-After is retried with a growing delay until the give-up time, then fails', async () => {
+    api.script(
+      { status: 503, body: 'down' },
+      { status: 503, body: 'down' },
+      { status: 503, body: 'down' },
+      { status: 503, body: 'still down' },
+    );
+    const limited = new ProviderLimitedModelClient(client(), {
+      maxConcurrency: 4,
+      retryBaseMs: 100,
+      retryMaxMs: 1_000,
+      giveUpMs: 1_000,
+    });
+    const error = await limited.complete(ask('hi')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ModelUnavailable);
+    // 100, 200, 400 ms; the next delay (800 ms) would pass the give-up time.
+    const gaps = api.requests.slice(1).map((r, i) => r.at - api.requests[i].at);
+    expect(gaps).toHaveLength(3);
+    expect(gaps[1]).toBeGreaterThan(gaps[0]);
+    expect(gaps[2]).toBeGreaterThan(gaps[1]);
+  });
+
+  it('S14 never more calls at the provider than MODEL_MAX_CONCURRENCY; waiting calls go in order', async () => {
+    const gate = new ModelGate();
+    await api.stop();
+    api = await OpenAiApiFake.start({
+      apiKey: OPENAI_FAKE_KEY,
+      fallback: (request) => ({
+        gate: gate.closed,
+        reply: { content: String(request.messages.at(-1)?.content) },
+      }),
+    });
+    const limited = new ProviderLimitedModelClient(client(), {
+      maxConcurrency: 3,
+      retryBaseMs: 10,
+      retryMaxMs: 100,
+      giveUpMs: 10_000,
+    });
+    const replies = Array.from({ length: 7 }, (_, i) => limited.complete(ask(`q${i}`)));
+    await waitFor('3 calls at the provider', () => api.inFlight === 3);
+    gate.open();
+    const answers = await Promise.all(replies);
+    expect(answers.map((a) => a.content)).toEqual(Array.from({ length: 7 }, (_, i) => `q${i}`));
+    expect(api.peakInFlight).toBe(3);
   });
 
   it('no answer within the timeout is an error saying so', async () => {

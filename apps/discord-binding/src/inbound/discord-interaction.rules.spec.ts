@@ -2,7 +2,7 @@ import {
   askCommandInteraction,
   buttonClickInteraction,
   pingInteraction,
-} from '../../../../test/fakes/discord-signing';
+} from '@tollgate/platform-standins';
 import { classifyDiscordInteraction, type DiscordInteraction } from './discord-interaction.rules';
 
 const APP = '1100000000000000001';

@@ -4,7 +4,6 @@ import {
   Controller,
   HttpCode,
   Inject,
-  type BeforeApplicationShutdown,
   Post,
   UseGuards,
 } from '@nestjs/common';
@@ -26,7 +25,6 @@ import { DiscordSignatureGuard } from './discord-signature.guard';
 /** Interaction callback types (InteractionResponseType). */
 const PONG = 1;
 const CHANNEL_MESSAGE = 4;
-const DEFERRED_CHANNEL_MESSAGE = 5;
 const DEFERRED_UPDATE_MESSAGE = 6;
 
 const EPHEMERAL = 1 << 6;
@@ -35,23 +33,27 @@ const USAGE = 'Write to Tollgate with `/ask text:<your message>`.';
 export const ASK_ACKNOWLEDGEMENT = 'Sent to the agent.';
 const ASK_FAILED = 'Tollgate could not take this message right now; please send it again.';
 const ASK_REFUSED = 'Tollgate cannot take this message';
+/** A typed answer that answered nothing: the reason is in the private hint beside it. */
+const ASK_HELD = 'Not sent to the agent.';
 const EXPIRED_NOTICE = 'This request is no longer valid; nothing was run.';
 const CLICK_FAILED = 'Tollgate could not take this answer right now; please click again.';
-/** How long a stopping process waits for interactions it already acknowledged. */
-const SHUTDOWN_WAIT_MS = 2_000;
+
+type InteractionReply = { type: number; data?: unknown };
 
 /**
- * `POST /discord/interactions`. Discord wants an answer within 3 s, so each interaction is
- * acknowledged at once — PING with PONG, `/ask` with a deferred message (type 5), a button
- * with a deferred update (type 6) — and forwarded right after. The prompt is not touched by a
- * click: it changes only when the session answers. A signed interaction Tollgate cannot read
- * is answered 400 with its reason: Discord never retries an interaction, and shows its sender
- * that it failed.
+ * `POST /discord/interactions`. Discord wants an answer within 3 s and never retries one it
+ * got, so every interaction is answered only once its command is stored in JetStream (R1):
+ * `/ask` with the acknowledgement itself (type 4), a click with a deferred update (type 6).
+ * A publish that fails, or does not finish within its bound (well inside the 3 s), is
+ * answered with an ephemeral message saying to try again — never with an answer that claims
+ * success — so nothing depends on a follow-up that could fail unseen. The prompt is not
+ * touched by a click: it changes only when the session answers. A signed interaction
+ * Tollgate cannot read is answered 400 with its reason: Discord shows its sender that it
+ * failed.
  */
 @Controller('discord')
 @UseGuards(DiscordSignatureGuard)
-export class DiscordInteractionsController implements BeforeApplicationShutdown {
-  private readonly inFlight = new Set<Promise<void>>();
+export class DiscordInteractionsController {
   private readonly adapter: DiscordPlatformAdapter;
 
   constructor(
@@ -66,7 +68,7 @@ export class DiscordInteractionsController implements BeforeApplicationShutdown 
 
   @Post('interactions')
   @HttpCode(200)
-  receive(@Body() body: unknown): { type: number; data?: unknown } {
+  async receive(@Body() body: unknown): Promise<InteractionReply> {
     const read = readInbound(discordInteractionSchema, body);
     if (!read.ok) {
       this.refusals.authenticated(DISCORD_ENDPOINTS.interactions, 'invalid_payload', {
@@ -80,100 +82,107 @@ export class DiscordInteractionsController implements BeforeApplicationShutdown 
       case 'ping':
         return { type: PONG };
       case 'ask':
-        this.later(() => this.ask(verdict.token, verdict.message));
-        return { type: DEFERRED_CHANNEL_MESSAGE };
+        return this.ask(verdict.token, verdict.message);
       case 'click':
-        this.later(() => this.click(verdict));
-        return { type: DEFERRED_UPDATE_MESSAGE };
+        return this.click(verdict);
       case 'ignore':
         this.logger.debug({ reason: verdict.reason }, 'ignored a Discord interaction');
         // Every interaction gets an answer: a click on someone else's button is just
         // acknowledged, a command Tollgate does not know is explained to its sender only.
         if (interaction.type === InteractionType.component)
           return { type: DEFERRED_UPDATE_MESSAGE };
-        if (interaction.type === InteractionType.command) {
-          return {
-            type: CHANNEL_MESSAGE,
-            data: { content: USAGE, flags: EPHEMERAL, allowed_mentions: { parse: [] } },
-          };
-        }
+        if (interaction.type === InteractionType.command) return ephemeral(USAGE);
         throw new BadRequestException({ reason: verdict.reason });
     }
-  }
-
-  /** Before NATS and PostgreSQL close: what was acknowledged is forwarded if it can be. */
-  async beforeApplicationShutdown(): Promise<void> {
-    if (this.inFlight.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-  }
-
-  private later(work: () => Promise<void>): void {
-    const task = Promise.resolve()
-      .then(work)
-      .catch((error: unknown) => {
-        this.logger.error({ err: error }, 'a Discord interaction failed after its acknowledgement');
-      })
-      .finally(() => this.inFlight.delete(task));
-    this.inFlight.add(task);
   }
 
   private async ask(
     token: string,
     message: Parameters<ForwardMessage['execute']>[0],
-  ): Promise<void> {
-    let reply = ASK_ACKNOWLEDGEMENT;
+  ): Promise<InteractionReply> {
+    // Kept first, bounded like a click's: the session's refusal of a typed answer then comes
+    // as an ephemeral follow-up to this command rather than a DM.
+    await withinMs(
+      this.adapter.rememberInteraction(message.sender.id, message.conversation.channelId, token),
+      REMEMBER_TOKEN_MS,
+    ).catch((error: unknown) =>
+      this.logger.warn({ err: error }, 'could not keep an interaction token'),
+    );
     try {
-      const result = await this.forwardMessage.execute(message);
+      // A hint is the answer itself: Discord takes no follow-up before the interaction is answered.
+      const result = await this.forwardMessage.execute(message, { hintInReply: true });
+      if (result.kind === 'hinted') return ephemeral(`${ASK_HELD} ${result.text}`);
       if (result.kind === 'refused') {
         this.logger.warn(
           { reason: result.reason, detail: result.detail },
           'refused a Discord message',
         );
-        reply = `${ASK_REFUSED} (${result.reason}).`;
+        return ephemeral(`${ASK_REFUSED} (${result.reason}).`);
       }
     } catch (error) {
-      this.logger.error({ err: error }, 'could not forward a Discord message');
-      reply = ASK_FAILED;
+      this.logger.error(
+        { err: error },
+        'could not publish a Discord message; told its sender to send it again',
+      );
+      return ephemeral(ASK_FAILED);
     }
-    await this.adapter.editOriginalResponse(token, reply);
+    return {
+      type: CHANNEL_MESSAGE,
+      data: { content: ASK_ACKNOWLEDGEMENT, allowed_mentions: { parse: [] } },
+    };
   }
 
   private async click(
     verdict: Extract<ReturnType<typeof classifyDiscordInteraction>, { kind: 'click' }>,
-  ): Promise<void> {
+  ): Promise<InteractionReply> {
     const { click, token, channelId } = verdict;
     // Kept first: the session's answer (a refusal notice) may come back at once. Without it a
-    // notice goes by DM, so the click is forwarded all the same.
-    await this.adapter
-      .rememberInteraction(click.clicker.id, channelId, token)
-      .catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'could not keep an interaction token'),
-      );
-    let notice: string | undefined;
+    // notice goes by DM, so the click is forwarded all the same; bounded, so a slow database
+    // cannot eat the time Discord gives the answer.
+    await withinMs(
+      this.adapter.rememberInteraction(click.clicker.id, channelId, token),
+      REMEMBER_TOKEN_MS,
+    ).catch((error: unknown) =>
+      this.logger.warn({ err: error }, 'could not keep an interaction token'),
+    );
     try {
       const result = await this.forwardClick.execute(click);
-      if (result.kind === 'unknown_prompt') notice = EXPIRED_NOTICE;
+      if (result.kind === 'forwarded') return { type: DEFERRED_UPDATE_MESSAGE };
       if (result.kind === 'refused') {
         this.logger.warn(
           { reason: result.reason, detail: result.detail },
           'refused a Discord click',
         );
-        notice = EXPIRED_NOTICE;
       }
+      this.logger.info(
+        { result: result.kind },
+        'a click could not be forwarded; telling the clicker',
+      );
+      return ephemeral(EXPIRED_NOTICE);
     } catch (error) {
-      this.logger.error({ err: error }, 'could not forward a Discord click');
-      notice = CLICK_FAILED;
-    }
-    if (notice !== undefined) {
-      this.logger.info('a click could not be forwarded; telling the clicker');
-      await this.adapter.ephemeralFollowUp(token, notice);
+      this.logger.error(
+        { err: error },
+        'could not publish a Discord click; told the clicker to click again',
+      );
+      return ephemeral(CLICK_FAILED);
     }
   }
+}
+
+/** How long keeping a click's token may take before the click goes on without it. */
+const REMEMBER_TOKEN_MS = 500;
+
+function ephemeral(content: string): InteractionReply {
+  return {
+    type: CHANNEL_MESSAGE,
+    data: { content, flags: EPHEMERAL, allowed_mentions: { parse: [] } },
+  };
+}
+
+function withinMs<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

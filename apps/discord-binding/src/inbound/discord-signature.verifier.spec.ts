@@ -1,4 +1,4 @@
-import { generateDiscordKeyPair, signDiscordRequest } from '../../../../test/fakes/discord-signing';
+import { generateDiscordKeyPair, signDiscordRequest } from '@tollgate/platform-standins';
 import { discordPublicKey, verifyDiscordSignature } from './discord-signature.verifier';
 
 describe('verifyDiscordSignature', () => {

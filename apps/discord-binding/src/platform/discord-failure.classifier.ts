@@ -23,7 +23,11 @@ export function classifyDiscordFailure(error: unknown): PlatformFailure {
   if (error instanceof DiscordAPIError) {
     return error.status >= 500 || error.status === 429
       ? { kind: 'transient', reason: `discord_http_${error.status}_${error.code}` }
-      : { kind: 'permanent', reason: `discord_${error.code}: ${error.message}` };
+      : {
+          kind: 'permanent',
+          reason: `discord_${error.code}: ${error.message}`,
+          platformCode: `${error.status}:${error.code}`,
+        };
   }
   return {
     kind: 'transient',

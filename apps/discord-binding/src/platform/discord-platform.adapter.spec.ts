@@ -3,8 +3,8 @@ import {
   type Conversation,
   type ToolInteractionRequest,
 } from '@tollgate/protocol';
-import { DiscordApiFake } from '../../../../test/fakes/discord-api.fake';
-import { interactionToken } from '../../../../test/fakes/discord-signing';
+import { DiscordApiFake } from '@tollgate/platform-standins';
+import { interactionToken } from '@tollgate/platform-standins';
 import {
   DiscordPlatformAdapter,
   NOTICE_TOKEN_MAX_AGE_MS,
@@ -99,10 +99,10 @@ describe('DiscordPlatformAdapter against the Discord API fake', () => {
       .postPrompt(target, { kind: 'pending', request: request(where) })
       .catch((e: unknown) => e);
     expect(adapter.classifyFailure(error)).toMatchObject({ kind: 'transient' });
-    const found = await adapter.findPostedPrompt(target);
+    const found = await adapter.findPostedPrompt(target, new Date());
     expect(found).toEqual({ channelId: where.channelId, messageId: fake.messages[1].id });
     await expect(
-      adapter.findPostedPrompt({ conversation: where, promptRef: 'other' }),
+      adapter.findPostedPrompt({ conversation: where, promptRef: 'other' }, new Date()),
     ).resolves.toBeUndefined();
     // Once cleared, it has no buttons to be found by: nothing to adopt.
     await adapter.editPrompt(target, found!, { kind: 'expired', request: request(where) });
@@ -126,6 +126,25 @@ describe('DiscordPlatformAdapter against the Discord API fake', () => {
     });
     expect(textNonce('discord-abc:8:0').length).toBeLessThanOrEqual(25);
     expect(textNonce('discord-abc:9:0')).not.toBe(textNonce('discord-abc:8:0'));
+  });
+
+  it('S22 a text addressed to a person pings that person only; the text stays inert', async () => {
+    const where = conversation();
+    const ada = { id: '412345678901234567', displayName: 'ada' };
+    await adapter.postText(where, 'Reminder @everyone <@1>', 'notice', 'discord-abc:10:0', ada);
+    await adapter.postText(where, 'Reminder', 'notice', 'discord-abc:11:0');
+    const [addressed, plain] = fake.callsTo('createMessage').map((c) => c.body) as {
+      content: string;
+      allowed_mentions: unknown;
+    }[];
+    expect(addressed?.content.startsWith('<@412345678901234567> ')).toBe(true);
+    expect(addressed?.content).not.toContain('@everyone');
+    expect(addressed?.content).not.toContain('<@1>');
+    expect(addressed?.allowed_mentions).toEqual({ parse: [], users: ['412345678901234567'] });
+    expect(plain).toMatchObject({
+      content: 'Reminder',
+      allowed_mentions: { parse: [], users: [] },
+    });
   });
 
   it('a notice is an ephemeral follow-up on the person’s recent interaction there', async () => {

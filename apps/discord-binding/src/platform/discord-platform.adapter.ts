@@ -13,6 +13,7 @@ import { Routes } from 'discord-api-types/v10';
 import {
   CONTENT_LIMIT,
   CUSTOM_ID_PREFIX,
+  mention,
   renderDiscordPrompt,
   renderDiscordText,
 } from '../rendering/discord-prompt.renderer';
@@ -22,8 +23,14 @@ import type { InteractionTokens } from './interaction-token.repository';
 /** Discord honours an interaction token for 15 minutes; a notice keeps a margin. */
 export const NOTICE_TOKEN_MAX_AGE_MS = 14 * 60_000;
 const EPHEMERAL = 1 << 6;
-/** A retry follows a failed attempt within minutes: the prompt is among the latest messages. */
+/** Discord's largest page. */
 const FIND_PAGE = 100;
+/** Past this many pages even a time window is given up on: the channel is being flooded. */
+const MAX_FIND_PAGES = 500;
+/** Replicas' clocks and Discord's differ a little: the window opens this much earlier. */
+const CLOCK_MARGIN_MS = 5 * 60_000;
+/** The first millisecond of 2015, where Discord's snowflakes count from. */
+const DISCORD_EPOCH_MS = 1_420_070_400_000n;
 /** Below this even a healthy Discord would time out now and then. */
 
 export interface DiscordAdapterOptions {
@@ -112,22 +119,30 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
     text: string,
     _role: TextRole,
     outputId: string,
+    addressee?: Person,
   ): Promise<MessageRef> {
     const posted = (await this.rest.post(Routes.channelMessages(conversation.channelId), {
       body: {
-        content: contentOf(text),
+        content: addressee
+          ? truncate(`${mention(addressee)} ${renderDiscordText(text)}`)
+          : contentOf(text),
         nonce: textNonce(outputId),
         enforce_nonce: true,
-        allowed_mentions: { parse: [] },
+        // Only the person Tollgate addresses is notified; nothing in the text can ping.
+        allowed_mentions: { parse: [], users: mentionedUsers(addressee) },
       },
     })) as PostedMessage;
     return { channelId: posted.channel_id, messageId: posted.id };
   }
 
-  /** The bot's own recent message whose buttons carry the prompt's reference. */
-  async findPostedPrompt(target: PromptTarget): Promise<MessageRef | undefined> {
+  /**
+   * The bot's own message, posted since `since`, whose buttons carry the prompt's reference.
+   * Read forward from a snowflake of that time, page by page, so a busy channel cannot push
+   * the post out of reach (R3).
+   */
+  async findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {
     const suffix = `:${target.promptRef}`;
-    return this.findOwn(target.conversation.channelId, (message) =>
+    return this.findOwn(target.conversation.channelId, since, (message) =>
       (message.components ?? []).some((row) =>
         (row.components ?? []).some(
           (c) => c.custom_id?.startsWith(CUSTOM_ID_PREFIX) && c.custom_id.endsWith(suffix),
@@ -181,22 +196,36 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
 
   private async findOwn(
     channelId: string,
+    since: Date,
     matches: (message: PostedMessage) => boolean,
   ): Promise<MessageRef | undefined> {
-    let listed: PostedMessage[];
-    try {
-      listed = (await this.rest.get(Routes.channelMessages(channelId), {
-        query: new URLSearchParams({ limit: String(FIND_PAGE) }),
-      })) as PostedMessage[];
-    } catch (error) {
-      // A channel Discord no longer knows (10003) holds nothing of ours.
-      if (error instanceof DiscordAPIError && error.code === 10003) return undefined;
-      throw error;
+    let after = snowflakeAt(since.getTime() - CLOCK_MARGIN_MS);
+    for (let page = 0; page < MAX_FIND_PAGES; page += 1) {
+      let listed: PostedMessage[];
+      try {
+        listed = (await this.rest.get(Routes.channelMessages(channelId), {
+          query: new URLSearchParams({ limit: String(FIND_PAGE), after: String(after) }),
+        })) as PostedMessage[];
+      } catch (error) {
+        // A channel Discord no longer knows (10003) holds nothing of ours.
+        if (error instanceof DiscordAPIError && error.code === 10003) return undefined;
+        throw error;
+      }
+      // Bot users share their application's id: another app's look-alike is not ours.
+      const found = listed.find((m) => m.author?.id === this.options.applicationId && matches(m));
+      if (found) return { channelId: found.channel_id, messageId: found.id };
+      if (listed.length < FIND_PAGE) return undefined;
+      // Whichever order a page comes in, the next one starts after its newest message.
+      after = listed.reduce((max, m) => (BigInt(m.id) > max ? BigInt(m.id) : max), after);
     }
-    // Bot users share their application's id: another app's look-alike is not ours.
-    const found = listed.find((m) => m.author?.id === this.options.applicationId && matches(m));
-    return found && { channelId: found.channel_id, messageId: found.id };
+    return undefined;
   }
+}
+
+/** The smallest snowflake of a moment: every message posted after it has a larger id. */
+function snowflakeAt(epochMs: number): bigint {
+  const since = BigInt(Math.floor(epochMs)) - DISCORD_EPOCH_MS;
+  return since > 0n ? since << 22n : 0n;
 }
 
 /** Nonces are at most 25 characters; prompt refs are ≤ 32 letters and digits. */
@@ -214,6 +243,11 @@ function digest(text: string): string {
 }
 
 /** Text from the session (a reply, a notice) as content: inert first, then cut to fit. */
+/** A snowflake is a real Discord user, whom `allowed_mentions` may let the post notify. */
+function mentionedUsers(addressee: Person | undefined): string[] {
+  return addressee && /^\d{1,20}$/.test(addressee.id) ? [addressee.id] : [];
+}
+
 function contentOf(text: string): string {
   return truncate(renderDiscordText(text));
 }

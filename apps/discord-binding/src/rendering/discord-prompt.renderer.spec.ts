@@ -157,4 +157,11 @@ describe('X5 — Discord: text cannot ping or forge links', () => {
     );
     expect(render(resolved).content).toMatch(/ by <@112233445566778899>$/);
   });
+
+  it("S19 a sub-agent's prompt names the sub-agent and the parent call, made inert", () => {
+    const agent = { name: '@everyone scribe', parentCallId: 'call_2_1' };
+    const message = render({ kind: 'pending', request: { ...request, agent } });
+    expect(message.content).toMatch(/sub-agent @\u200beveryone scribe \(for call call_2_1\)/);
+    expect(render({ kind: 'pending', request }).content).not.toContain('sub-agent');
+  });
 });

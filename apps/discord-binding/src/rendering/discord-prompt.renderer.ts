@@ -47,6 +47,11 @@ export function renderDiscordPrompt(view: PromptView, promptRef: string): Discor
   const { request } = view;
   const lines = [
     `**${escape(request.toolName)}** wants approval (call \`${inlineCode(request.callId)}\`)`,
+    ...(request.agent
+      ? [
+          `Asked by sub-agent ${escape(request.agent.name)} (for call ${escape(request.agent.parentCallId)})`,
+        ]
+      : []),
     quote(request.displayText),
     `Requested by ${mention(request.requester)}`,
   ];

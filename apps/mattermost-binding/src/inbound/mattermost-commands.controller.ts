@@ -55,6 +55,8 @@ export class MattermostCommandsController {
     }
     try {
       const result = await this.forwardMessage.execute(verdict.message);
+      // A typed answer that answered nothing: its private hint says why; "Sent" would not hold.
+      if (result.kind === 'hinted') return {};
       if (result.kind === 'refused') {
         this.logger.warn(
           { reason: result.reason, detail: result.detail },

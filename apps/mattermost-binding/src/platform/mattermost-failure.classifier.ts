@@ -21,7 +21,11 @@ export function classifyMattermostFailure(error: unknown): PlatformFailure {
       };
     }
     if (Number.isInteger(status) && status >= 400 && status < 500) {
-      return { kind: 'permanent', reason: `mattermost_http_${status}${id}` };
+      return {
+        kind: 'permanent',
+        reason: `mattermost_http_${status}${id}`,
+        platformCode: `${status}:${error.server_error_id ?? ''}`,
+      };
     }
     if (Number.isInteger(status) && status >= 500) {
       return { kind: 'transient', reason: `mattermost_http_${status}${id}` };

@@ -3,7 +3,7 @@ import {
   type Conversation,
   type ToolInteractionRequest,
 } from '@tollgate/protocol';
-import { MattermostApiFake } from '../../../../test/fakes/mattermost-api.fake';
+import { MattermostApiFake } from '@tollgate/platform-standins';
 import { verifyActionContext } from '../inbound/action-signature';
 import { MattermostPlatformAdapter } from './mattermost-platform.adapter';
 
@@ -84,22 +84,25 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
       message: 'staging',
       props: { tollgate_prompt_ref: 'refown' },
     });
-    await expect(adapter.findPostedPrompt(target)).resolves.toBeUndefined();
+    await expect(adapter.findPostedPrompt(target, new Date())).resolves.toBeUndefined();
     const posted = await adapter.postPrompt(target, {
       kind: 'pending',
       request: request(conversation),
     });
-    await expect(adapter.findPostedPrompt(target)).resolves.toEqual(posted);
+    await expect(adapter.findPostedPrompt(target, new Date())).resolves.toEqual(posted);
     const text = await adapter.postText(conversation, 'reply', 'assistant', 'mattermost-abc:7:0');
     await expect(adapter.findPostedText(conversation, 'mattermost-abc:7:0')).resolves.toEqual(text);
     await expect(
       adapter.findPostedText(conversation, 'mattermost-abc:8:0'),
     ).resolves.toBeUndefined();
     await expect(
-      adapter.findPostedPrompt({
-        conversation: { ...conversation, threadId: 'gonethread0000000000000000' },
-        promptRef: 'x',
-      }),
+      adapter.findPostedPrompt(
+        {
+          conversation: { ...conversation, threadId: 'gonethread0000000000000000' },
+          promptRef: 'x',
+        },
+        new Date(),
+      ),
     ).resolves.toBeUndefined();
     expect(fake.callsTo('getMe')).toHaveLength(1);
   });

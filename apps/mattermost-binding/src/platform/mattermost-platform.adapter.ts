@@ -25,6 +25,12 @@ import { MattermostApiError, MattermostClient } from './mattermost-client';
 /** Below this even a healthy server would time out now and then. */
 /** Top-level posts read back when looking for one that timed out (a retry follows within minutes). */
 const CHANNEL_PAGE_SIZE = 200;
+/** Without a time to read back to, no further than this many pages. */
+const MAX_PAGES = 1;
+/** Past this many pages even a time window is given up on: the channel is being flooded. */
+const MAX_WINDOW_PAGES = 500;
+/** Replicas' clocks and the server's differ a little: the window opens this much earlier. */
+const CLOCK_MARGIN_MS = 5 * 60_000;
 /** The membership lookup's answers that mean "not a member" (see isChannelMember). */
 const NOT_A_MEMBER = new Set([400, 403, 404]);
 
@@ -102,11 +108,12 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     text: string,
     _role: TextRole,
     outputId: string,
+    addressee?: Person,
   ): Promise<MessageRef> {
     const created = await this.client.createPost({
       channel_id: conversation.channelId,
       root_id: conversation.threadId,
-      message: truncateRunes(renderMattermostText(text), MESSAGE_RUNE_LIMIT),
+      message: truncateRunes(renderMattermostText(text, addressee), MESSAGE_RUNE_LIMIT),
       props: { [OUTPUT_ID_PROP]: outputId },
     });
     return { channelId: created.channel_id || conversation.channelId, messageId: created.id };
@@ -120,8 +127,8 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     return [{ key: `mattermost:${this.options.url}`, limit: 100, windowMs: 10_000 }];
   }
 
-  findPostedPrompt(target: PromptTarget): Promise<MessageRef | undefined> {
-    return this.findOwnPost(target.conversation, PROMPT_REF_PROP, target.promptRef);
+  findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {
+    return this.findOwnPost(target.conversation, PROMPT_REF_PROP, target.promptRef, since);
   }
 
   findPostedText(conversation: Conversation, outputId: string): Promise<MessageRef | undefined> {
@@ -160,17 +167,21 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     conversation: Conversation,
     key: string,
     value: string,
+    since?: Date,
   ): Promise<MessageRef | undefined> {
     const me = await this.identity();
     let posts: Post[];
     try {
-      const list = conversation.threadId
-        ? await this.client.getPaginatedPostThread(conversation.threadId, {
-            fetchThreads: false,
-            fetchAll: true,
-          })
-        : await this.client.getPosts(conversation.channelId, 0, CHANNEL_PAGE_SIZE, false);
-      posts = Object.values(list.posts ?? {});
+      posts = conversation.threadId
+        ? Object.values(
+            (
+              await this.client.getPaginatedPostThread(conversation.threadId, {
+                fetchThreads: false,
+                fetchAll: true,
+              })
+            ).posts ?? {},
+          )
+        : await this.channelPostsSince(conversation.channelId, since);
     } catch (error) {
       if (error instanceof MattermostApiError && error.httpStatus === 404) return undefined;
       throw error;
@@ -179,6 +190,24 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
       .filter((p) => p.user_id === me && p.props?.[key] === value)
       .sort((a, b) => a.create_at - b.create_at)[0];
     return found ? { channelId: found.channel_id, messageId: found.id } : undefined;
+  }
+
+  /**
+   * The channel's posts, newest first, page by page back to `since` (with a margin), so a busy
+   * channel cannot push the post out of reach (R3); one page when no time is known.
+   */
+  private async channelPostsSince(channelId: string, since?: Date): Promise<Post[]> {
+    const oldest = since === undefined ? undefined : since.getTime() - CLOCK_MARGIN_MS;
+    const maxPages = oldest === undefined ? MAX_PAGES : MAX_WINDOW_PAGES;
+    const posts: Post[] = [];
+    for (let page = 0; page < maxPages; page += 1) {
+      const list = await this.client.getPosts(channelId, page, CHANNEL_PAGE_SIZE, false);
+      const listed = Object.values(list.posts ?? {});
+      posts.push(...listed);
+      if (listed.length < CHANNEL_PAGE_SIZE) break;
+      if (oldest === undefined || listed.some((p) => p.create_at < oldest)) break;
+    }
+    return posts;
   }
 
   /** Who the bot is, asked once per process. */

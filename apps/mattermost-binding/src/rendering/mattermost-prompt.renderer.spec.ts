@@ -195,4 +195,21 @@ describe('X5 — Mattermost: text cannot ping or forge links', () => {
     );
     expect(render(resolved).props.attachments[0]?.text).toMatch(/ by @approver$/);
   });
+
+  it("S19 a sub-agent's prompt names the sub-agent and the parent call, made inert", () => {
+    const agent = { name: '@all scribe', parentCallId: 'call_2_1' };
+    const post = render({ kind: 'pending', request: { ...request, agent } });
+    expect(post.message).toMatch(/sub-agent @\u200ball scribe \(for call call_2_1\)/);
+    expect(render({ kind: 'pending', request }).message).not.toContain('sub-agent');
+  });
+});
+
+describe('S22 a text addressed to a person (a reminder)', () => {
+  it('S22 starts with the real @username mention of its addressee; the text stays inert', () => {
+    const text = renderMattermostText('Reminder @channel @bob', { id: 'u1', displayName: 'ada' });
+    expect(text.startsWith('@ada ')).toBe(true);
+    expect(text).not.toContain('@channel');
+    expect(text).not.toContain('@bob');
+    expect(renderMattermostText('Reminder')).toBe('Reminder');
+  });
 });

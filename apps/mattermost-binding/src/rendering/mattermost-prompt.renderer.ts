@@ -77,8 +77,11 @@ export function renderMattermostPrompt(
   settings: MattermostRenderSettings,
 ): MattermostPromptPost {
   const { request } = view;
+  const agent = request.agent
+    ? `\nAsked by sub-agent ${escape(request.agent.name)} (for call ${escape(request.agent.parentCallId)})`
+    : '';
   const message = truncateRunes(
-    `${code(request.toolName)} wants approval\n${quote(request.displayText)}\n` +
+    `${code(request.toolName)} wants approval${agent}\n${quote(request.displayText)}\n` +
       `Requested by ${mention(request.requester)}`,
     MESSAGE_RUNE_LIMIT,
   );
@@ -181,9 +184,12 @@ function code(text: string): string {
   return `\`${inert(text.replace(/`/g, "'"))}\``;
 }
 
-/** A reply or notice: its Markdown kept, its mentions and links made inert. */
-export function renderMattermostText(text: string): string {
-  return inert(text);
+/**
+ * A reply or notice: its Markdown kept, its mentions and links made inert; the person Tollgate
+ * addresses (a reminder's requester) goes first as a real `@username` mention.
+ */
+export function renderMattermostText(text: string, addressee?: Person): string {
+  return addressee ? `${mention(addressee)} ${inert(text)}` : inert(text);
 }
 
 /** Cuts to `limit` runes (code points), as the server counts them, ending with an ellipsis. */

@@ -1,9 +1,8 @@
 import { InvalidPayload, PermanentFailure, type DeliveredMessage } from '@tollgate/messaging';
 import { deriveSessionId, encodeMessage, Subjects, type Command } from '@tollgate/protocol';
 import pino from 'pino';
-import type { DecisionResult } from '../journal/session-store';
 import { commandMessageHandler } from './command.consumer';
-import type { HandleCommand } from './handle-command.usecase';
+import type { Submitted } from './session-scheduler';
 
 const subjects = new Subjects('tollgate');
 const slackConversation = {
@@ -41,15 +40,18 @@ function delivered(subject: string, command: Command): DeliveredMessage {
   };
 }
 
-/** Records what reached the use case; a refused command must never get there. */
-function recordingUseCase(): { handled: Command[]; useCase: HandleCommand } {
+/** Records what reached the scheduler; a refused command must never get there. */
+function recordingUseCase(): {
+  handled: Command[];
+  useCase: { submit(command: Command): Promise<Submitted> };
+} {
   const handled: Command[] = [];
   const useCase = {
-    execute: (command: Command) => {
+    submit: (command: Command) => {
       handled.push(command);
-      return Promise.resolve({} as DecisionResult);
+      return Promise.resolve('decided' as const);
     },
-  } as unknown as HandleCommand;
+  };
   return { handled, useCase };
 }
 

@@ -1,20 +1,22 @@
 import { InvalidPayload, PermanentFailure, type DeliveredMessage } from '@tollgate/messaging';
-import { parseCommandForSubject, type Subjects } from '@tollgate/protocol';
+import { type Command, parseCommandForSubject, type Subjects } from '@tollgate/protocol';
 import type { Logger } from 'pino';
-import { classifyDatabaseError } from '@tollgate/persistence';
-import { PartiallyCommittedDecision } from '../journal/session-store';
+import { SessionUnreplayable } from '../journal/session-store';
 import { IllegalApprovalTransition } from '../session/domain/approval-turn.errors';
-import type { HandleCommand } from './handle-command.usecase';
+import type { Submitted } from './session-scheduler';
 
 /**
- * The NATS adapter for commands: validate, hand to the use case, and say how to settle.
- * Invalid payloads, decisions the journal cannot hold and decisions that failed after a
- * checkpoint are dead-lettered (the consumer keeps going); database errors are classified by
- * the consumer host, so the database away is retried and a refused statement is not.
+ * The NATS adapter for commands: validate, hand to the scheduler, and say how to settle.
+ * The scheduler answers once the command is durable (its decision's first commit, or its row
+ * in the session's inbox), so a message is never held for the length of a turn; what fails
+ * after that is the scheduler's to settle (SessionScheduler). Invalid payloads, decisions the
+ * journal cannot hold and quarantined sessions are dead-lettered (the consumer keeps going);
+ * database errors are classified by the consumer host, so the database away is retried and a
+ * refused statement is not.
  */
 export function commandMessageHandler(
   subjects: Subjects,
-  handleCommand: HandleCommand,
+  scheduler: { submit(command: Command): Promise<Submitted> },
   logger: Logger,
 ): (message: DeliveredMessage) => Promise<void> {
   return async (message) => {
@@ -28,30 +30,24 @@ export function commandMessageHandler(
       throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
     }
     const command = parsed.value;
+    let result: Submitted;
     try {
-      const result = await handleCommand.execute(command);
-      logger.debug(
-        { sessionId: command.sessionId, commandId: command.id, type: command.type, result },
-        'command handled',
-      );
+      result = await scheduler.submit(command);
     } catch (error) {
       if (error instanceof IllegalApprovalTransition) {
         throw new PermanentFailure(`illegal_transition: ${error.message}`, { cause: error });
       }
-      if (error instanceof PartiallyCommittedDecision) {
-        // The ledger holds the id, so a redelivery would be a mere duplicate: dead-letter it
-        // once, with what went wrong, for an operator to see.
-        const cause = classifyDatabaseError(error.cause)?.reason ?? failureText(error.cause);
-        const settled = error.turnSettled ? 'turn_settled' : 'turn_left_in_flight';
-        throw new PermanentFailure(`decision_failed_after_commit (${settled}): ${cause}`, {
-          cause: error,
-        });
+      if (error instanceof SessionUnreplayable) {
+        throw new PermanentFailure(`session_quarantined: ${error.message}`, { cause: error });
       }
       throw error;
     }
+    if (result === 'quarantined') {
+      throw new PermanentFailure(`session_quarantined: session ${command.sessionId}`);
+    }
+    logger.debug(
+      { sessionId: command.sessionId, commandId: command.id, type: command.type, result },
+      'command handled',
+    );
   };
-}
-
-function failureText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -1,23 +1,30 @@
-import type { Command } from '@tollgate/protocol';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
 import { failTurnInFlight } from '../session/domain/turn-runner';
+import type { DecideOptions, DecisionResult, SessionStore } from '../journal/session-store';
+import { decideUndeliverable } from '../session/domain/undeliverable.decider';
+import type { SessionCommand } from '../session/domain/sub-agent';
 import {
-  type DecisionResult,
-  PartiallyCommittedDecision,
-  type SessionStore,
-} from '../journal/session-store';
+  decideSubAgentAbandon,
+  decideSubAgentResult,
+  decideSubAgentTask,
+} from '../session/domain/sub-agent.decider';
 
-/** One command, one decision, one transaction; a repeated command id changes nothing. */
+/**
+ * One command, one decision: short transactions around the turn's I/O, the first of them
+ * with the command ledger; a repeated command id changes nothing.
+ */
 export class HandleCommand {
   constructor(
     private readonly store: SessionStore,
     private readonly deps: SessionDeps,
   ) {}
 
-  async execute(command: Command): Promise<DecisionResult> {
-    try {
-      return await this.store.decide(command.sessionId, command.id, async (recorder) => {
+  async execute(command: SessionCommand, options: DecideOptions = {}): Promise<DecisionResult> {
+    return this.store.decide(
+      command.sessionId,
+      command.id,
+      async (recorder) => {
         switch (command.type) {
           case 'UserMessage':
             return decideUserMessage(recorder, command, this.deps);
@@ -25,27 +32,33 @@ export class HandleCommand {
             return decideResponse(recorder, command, this.deps);
           case 'JoinSession':
             return decideJoin(recorder, command);
+          case 'ToolInteractionUndeliverable':
+            return decideUndeliverable(recorder, command, this.deps);
+          case 'SubAgentTask':
+            return decideSubAgentTask(recorder, command, this.deps);
+          case 'SubAgentResult':
+            return decideSubAgentResult(recorder, command, this.deps);
+          case 'SubAgentAbandon':
+            return decideSubAgentAbandon(recorder, command);
         }
-      });
-    } catch (error) {
-      if (error instanceof PartiallyCommittedDecision) await this.settleFailedTurn(error);
-      throw error;
-    }
+      },
+      command.type === 'ToolInteractionResponse' ? { ...options, callId: command.callId } : options,
+    );
   }
 
   /**
-   * Left Running, the session would refuse every later message until a restart recovered it.
-   * If this fails too (the database is away), decideUserMessage settles the turn before the
-   * next message, and a restart's recovery does as well.
+   * A decision failed after a checkpoint for a reason retrying cannot cure (a write
+   * PostgreSQL refuses every time): left Running, the session would refuse every later
+   * message, so the turn ends with a notice instead of being resumed.
    */
-  private async settleFailedTurn(failure: PartiallyCommittedDecision): Promise<void> {
-    try {
-      await this.store.decide(failure.sessionId, undefined, (recorder) => {
+  async failInFlight(sessionId: string, options: DecideOptions = {}): Promise<DecisionResult> {
+    return this.store.decide(
+      sessionId,
+      undefined,
+      (recorder) => {
         failTurnInFlight(recorder);
-      });
-      failure.turnSettled = true;
-    } catch {
-      failure.turnSettled = false;
-    }
+      },
+      options,
+    );
   }
 }

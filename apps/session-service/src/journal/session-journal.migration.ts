@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { PromptTimers1796122000000 } from './prompt-timers.migration';
 import { CommandLedgerPlatform1764806400000 } from './command-ledger-platform.migration';
 
 /**
@@ -71,8 +72,68 @@ export class SessionsInFlight1764547200000 implements MigrationInterface {
   }
 }
 
+/**
+ * What keeps a decision cheap however long the session (S16) and turns off the JetStream
+ * message (S14, S15):
+ * - `session_state`: the state the journal replays to, rewritten in the transaction that
+ *   appends the events, so a load reads one row plus the events after it. A cache: a row of
+ *   another format is ignored and the journal replayed.
+ * - `session_inbox`: a command that arrived while its session was busy, kept until its turn
+ *   comes, so its message is acked at once and nothing is lost in a crash.
+ * - `settled_calls`: whether each call of an earlier batch was answered, read for the call a
+ *   click names, so the state row stays the same size however long the session runs.
+ * - `quarantined_sessions`: sessions whose journal cannot be replayed; they take no commands.
+ */
+export class SessionEngine1796000000000 implements MigrationInterface {
+  name = 'SessionEngine1796000000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE TABLE session_state (
+        session_id text        PRIMARY KEY,
+        version    integer     NOT NULL,
+        format     integer     NOT NULL,
+        state      jsonb       NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await runner.query(`
+      CREATE TABLE session_inbox (
+        position    bigserial   PRIMARY KEY,
+        session_id  text        NOT NULL,
+        command_id  text        NOT NULL,
+        command     jsonb       NOT NULL,
+        received_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (session_id, command_id)
+      )`);
+    // A call of an earlier batch: was it answered? Kept out of the state row, which would
+    // otherwise grow with every call the session ever made.
+    await runner.query(`
+      CREATE TABLE settled_calls (
+        session_id text    NOT NULL,
+        call_id    text    NOT NULL,
+        answered   boolean NOT NULL,
+        PRIMARY KEY (session_id, call_id)
+      )`);
+    await runner.query(`
+      CREATE TABLE quarantined_sessions (
+        session_id     text        PRIMARY KEY,
+        reason         text        NOT NULL,
+        quarantined_at timestamptz NOT NULL DEFAULT now()
+      )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE quarantined_sessions`);
+    await runner.query(`DROP TABLE settled_calls`);
+    await runner.query(`DROP TABLE session_inbox`);
+    await runner.query(`DROP TABLE session_state`);
+  }
+}
+
 export const SESSION_SERVICE_MIGRATIONS = [
   SessionJournal1764460800000,
   SessionsInFlight1764547200000,
   CommandLedgerPlatform1764806400000,
+  SessionEngine1796000000000,
+  PromptTimers1796122000000,
 ];

@@ -2,6 +2,7 @@ import { LIMITS } from '@tollgate/protocol';
 import { z } from 'zod';
 import type { ProviderMessage, ToolCall } from '../session/domain/session-event';
 import type { ModelClient, ModelReply, ModelRequest } from './model-client.port';
+import { ModelUnavailable, retryAfterMs } from './model-unavailable.error';
 
 export interface OpenAiChatSettings {
   /** Up to and including the version segment, e.g. `https://api.openai.com/v1`. */
@@ -13,6 +14,8 @@ export interface OpenAiChatSettings {
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** Statuses that say "not now" rather than "not this request". */
+const UNAVAILABLE_STATUSES = new Set([429, 502, 503, 504]);
 /** Enough of an error body to say what went wrong, never a whole page. */
 const ERROR_BODY_CHARS = 300;
 
@@ -82,6 +85,7 @@ export class OpenAiChatClient implements ModelClient {
     const signal = AbortSignal.timeout(this.timeoutMs);
     let status: number;
     let text: string;
+    let retryAfter: string | null;
     try {
       const response = await fetch(this.url, {
         method: 'POST',
@@ -90,14 +94,27 @@ export class OpenAiChatClient implements ModelClient {
         signal,
       });
       status = response.status;
+      retryAfter = response.headers.get('retry-after');
       text = await response.text();
     } catch (error) {
       if (signal.aborted) {
-        throw new Error(`the model API did not answer within ${this.timeoutMs} ms`, {
-          cause: error,
-        });
+        throw new ModelUnavailable(
+          `the model API did not answer within ${this.timeoutMs} ms`,
+          undefined,
+          { cause: error },
+        );
       }
-      throw new Error(`the model API could not be reached: ${failureOf(error)}`, { cause: error });
+      throw new ModelUnavailable(
+        `the model API could not be reached: ${failureOf(error)}`,
+        undefined,
+        { cause: error },
+      );
+    }
+    if (UNAVAILABLE_STATUSES.has(status)) {
+      throw new ModelUnavailable(
+        `the model API answered ${status}: ${this.redacted(text)}`,
+        retryAfterMs(retryAfter),
+      );
     }
     if (status < 200 || status > 299) {
       throw new Error(`the model API answered ${status}: ${this.redacted(text)}`);

@@ -1,48 +1,59 @@
 import type { Logger } from 'pino';
-import type { SessionStore } from '../journal/session-store';
+import type { DecideOptions, SessionStore } from '../journal/session-store';
+import { isParked } from '../session/domain/approval-turn';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideRecovery } from '../session/domain/session.decider';
+
+/** Sessions per recovery transaction: large enough to amortize, small enough to not hold locks long. */
+const RECOVERY_CHUNK = 500;
 
 /**
  * On every start (and on taking over from another instance), each session the projection
  * says is parked journals SessionRecovered and refreshes its prompts, so approvers see the
- * prompt is still valid. Sessions are loaded one at a time and not kept in memory.
+ * prompt is still valid. Parked sessions are refreshed in bulk; a session among them whose
+ * journal cannot be replayed, or whose recovery throws, is handed to `quarantine` and the
+ * others go on (S18). Turns left in flight are returned, not settled here: they may wait on a
+ * model for a long time, so the scheduler resumes them while commands flow.
  */
-/** Sessions per recovery transaction: large enough to amortize, small enough to not hold locks long. */
-const RECOVERY_CHUNK = 500;
-
 export class RecoverSessions {
   constructor(
     private readonly store: SessionStore,
     private readonly logger: Logger,
     private readonly deps: SessionDeps,
+    private readonly quarantine: (sessionId: string, error: unknown) => Promise<void>,
   ) {}
 
-  async execute(): Promise<{ sessions: number; refreshed: number }> {
+  async execute(): Promise<{ sessions: number; refreshed: number; inFlight: string[] }> {
     const started = Date.now();
     const { parked, inFlight } = await this.store.sessionsToRecover();
     let sessions = 0;
     let refreshed = 0;
-    // Parked sessions only journal and refresh, so they are recovered in bulk.
     for (let i = 0; i < parked.length; i += RECOVERY_CHUNK) {
       const chunk = parked.slice(i, i + RECOVERY_CHUNK);
       const result = await this.store.decideMany(chunk, async (recorder) => {
-        await decideRecovery(recorder, this.deps);
+        // A turn in flight is the scheduler's (it may call the model); only parked ones here.
+        if (isParked(recorder.current.turn)) await decideRecovery(recorder, this.deps);
       });
       sessions += result.sessions;
       refreshed += result.outputs;
-    }
-    // A turn that died mid-flight may run a tool, so each gets its own checkpointed decision.
-    for (const sessionId of inFlight) {
-      const result = await this.store.decide(sessionId, undefined, async (recorder) => {
-        await decideRecovery(recorder, this.deps);
-      });
-      if (result.kind === 'decided' && result.events > 0) sessions += 1;
+      for (const { sessionId, error } of result.failed) await this.quarantine(sessionId, error);
     }
     this.logger.info(
       { sessions, refreshed, inFlight: inFlight.length, ms: Date.now() - started },
-      'recovered sessions',
+      'recovered parked sessions',
     );
-    return { sessions, refreshed };
+    return { sessions, refreshed, inFlight };
+  }
+
+  /** Settles one turn left in flight: redrive, ask the model again, or abandon a started tool. */
+  async resumeOne(sessionId: string, options: DecideOptions = {}) {
+    return this.store.decide(
+      sessionId,
+      undefined,
+      async (recorder) => {
+        await decideRecovery(recorder, this.deps);
+      },
+      options,
+    );
   }
 }

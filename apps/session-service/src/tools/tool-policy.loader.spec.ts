@@ -117,7 +117,7 @@ describe('tool policy file (TOOL_POLICY_FILE)', () => {
         ['tools:', '  echo:', '    mode: auto', '  rm_rf:', '    mode: approval'].join('\n'),
       );
       expect(error.message).toBe(
-        'policy.yaml line 4: tools.rm_rf is not a tool this service has (it has echo, write_note)',
+        'policy.yaml line 4: tools.rm_rf is not a tool this service has (it has echo, write_note, delegate)',
       );
     });
 

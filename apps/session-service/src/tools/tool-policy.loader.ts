@@ -3,9 +3,12 @@ import { OPTION_KEYS, type OptionKey, standardOptions } from '@tollgate/protocol
 import { ConfigError } from '@tollgate/service-runtime';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { parseDuration } from './policy-duration.parser';
 import {
   type ApprovalMode,
   defaultToolPolicy,
+  type OnDeadline,
+  type PromptTimerPolicy,
   type ToolPolicy,
   type ToolPolicyEntry,
 } from './tool-policy';
@@ -21,6 +24,9 @@ import type { ToolRegistry } from './tool-registry';
  *   write_note:
  *     mode: approval
  *     options: [approve_once, approve_always, deny]   # default: all four
+ *     deadline: 24h          # S22, optional: default no timeout
+ *     remind: [1h, 8h]       # optional: thread replies mentioning the requester
+ *     onDeadline: expire     # or deny; only with a deadline, default expire
  * ```
  *
  * The file is an allow-list: a tool it names that the registry lacks is an error, and a
@@ -28,6 +34,20 @@ import type { ToolRegistry } from './tool-registry';
  */
 
 const MODES = ['auto', 'approval', 'deny'] as const satisfies readonly ApprovalMode[];
+const ON_DEADLINE = ['deny', 'expire'] as const satisfies readonly OnDeadline[];
+
+const duration = z
+  .string({
+    error: (issue) => `must be a duration such as 30m, 8h or 2d, not ${shown(issue.input)}`,
+  })
+  .superRefine((text, ctx) => {
+    const parsed = parseDuration(text);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem });
+  })
+  .transform((text) => {
+    const parsed = parseDuration(text);
+    return parsed.ok ? parsed.ms : 0;
+  });
 
 const entrySchema = z.strictObject(
   {
@@ -44,6 +64,13 @@ const entrySchema = z.strictObject(
         }),
         { error: 'must be a list of options' },
       )
+      .optional(),
+    deadline: duration.optional(),
+    remind: z.array(duration, { error: 'must be a list of durations, as in [1h, 8h]' }).optional(),
+    onDeadline: z
+      .enum(ON_DEADLINE, {
+        error: (issue) => `must be ${oneOf(ON_DEADLINE)}, not ${shown(issue.input)}`,
+      })
       .optional(),
   },
   { error: 'must be a map with a mode and, optionally, options' },
@@ -174,6 +201,7 @@ function checkAgainstRegistry(
         problem: 'must offer at least one option when the mode is approval',
       });
     }
+    problems.push(...timerProblems(name, entry));
   }
   return problems;
 }
@@ -183,9 +211,56 @@ function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
   for (const tool of registry.list()) entries.set(tool.name, { mode: 'deny', options: [] });
   for (const [name, entry] of Object.entries(file.tools)) {
     const keys: readonly OptionKey[] = entry.options ?? OPTION_KEYS;
-    entries.set(name, { mode: entry.mode, options: standardOptions(keys) });
+    const timers = timersOf(entry);
+    entries.set(name, {
+      mode: entry.mode,
+      options: standardOptions(keys),
+      ...(timers ? { timers } : {}),
+    });
   }
   return { entryFor: (toolName) => entries.get(toolName) };
+}
+
+/** S22: the deadline and reminders only mean something on a prompt, and only in order. */
+function timerProblems(
+  name: string,
+  entry: PolicyFile['tools'][string],
+): { path: PropertyKey[]; problem: string }[] {
+  const problems: { path: PropertyKey[]; problem: string }[] = [];
+  const at = (...path: PropertyKey[]) => ['tools', name, ...path];
+  if (entry.mode !== 'approval') {
+    for (const field of ['deadline', 'remind', 'onDeadline'] as const) {
+      if (entry[field] !== undefined) {
+        problems.push({
+          path: at(field),
+          problem: `only applies to a tool whose mode is approval (this one is ${entry.mode})`,
+        });
+      }
+    }
+    return problems;
+  }
+  if (entry.onDeadline !== undefined && entry.deadline === undefined) {
+    problems.push({ path: at('onDeadline'), problem: 'needs a deadline' });
+  }
+  const remind = entry.remind ?? [];
+  remind.forEach((ms, index) => {
+    if (remind.indexOf(ms) !== index) {
+      problems.push({ path: at('remind', index), problem: 'repeats an earlier reminder' });
+    } else if (entry.deadline !== undefined && ms >= entry.deadline) {
+      problems.push({ path: at('remind', index), problem: 'must come before the deadline' });
+    }
+  });
+  return problems;
+}
+
+function timersOf(entry: PolicyFile['tools'][string]): PromptTimerPolicy | undefined {
+  const remindMs = [...(entry.remind ?? [])].sort((a, b) => a - b);
+  if (entry.deadline === undefined && remindMs.length === 0) return undefined;
+  return {
+    ...(entry.deadline === undefined ? {} : { deadlineMs: entry.deadline }),
+    onDeadline: entry.onDeadline ?? 'expire',
+    remindMs,
+  };
 }
 
 /** The line of the deepest node of `path` the document has (a map key's own line). */

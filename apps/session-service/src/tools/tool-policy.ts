@@ -2,10 +2,26 @@ import { type Option, type OptionKey, standardOptions } from '@tollgate/protocol
 
 export type ApprovalMode = 'auto' | 'approval' | 'deny';
 
+export type OnDeadline = 'deny' | 'expire';
+
+/**
+ * S22: when a prompt nobody answers is reminded of and ended, counted from its request. Absent
+ * (the default), a prompt waits for ever: no timeout.
+ */
+export interface PromptTimerPolicy {
+  /** After this long the prompt ends (`Update{Expired}`, "deadline passed"). */
+  readonly deadlineMs?: number;
+  /** Only with a deadline; the default is `expire`. */
+  readonly onDeadline: OnDeadline;
+  /** A thread reply mentioning the requester after each of these, ascending. */
+  readonly remindMs: readonly number[];
+}
+
 export interface ToolPolicyEntry {
   readonly mode: ApprovalMode;
   /** The options a prompt for this tool offers, in canonical order. */
   readonly options: readonly Option[];
+  readonly timers?: PromptTimerPolicy;
 }
 
 export interface ToolPolicy {
@@ -19,11 +35,15 @@ const ALL_OPTIONS: readonly OptionKey[] = [
   'deny',
 ];
 
-/** PROTOCOL.md §5's built-in default: `echo` auto, `write_note` approval. */
+/**
+ * PROTOCOL.md §5's built-in default: `echo` auto, `write_note` approval, and `delegate`
+ * approval (docs/protocol.md §6: starting a sub-agent is itself an action someone allows).
+ */
 export function defaultToolPolicy(): ToolPolicy {
   const entries: Record<string, ToolPolicyEntry> = {
     echo: { mode: 'auto', options: standardOptions(ALL_OPTIONS) },
     write_note: { mode: 'approval', options: standardOptions(ALL_OPTIONS) },
+    delegate: { mode: 'approval', options: standardOptions(ALL_OPTIONS) },
   };
   return { entryFor: (toolName) => entries[toolName] };
 }

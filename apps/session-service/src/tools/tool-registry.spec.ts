@@ -5,8 +5,8 @@ import { writeNoteTool } from './write-note.tool';
 describe('built-in tool registry', () => {
   const tools = builtInTools();
 
-  it('holds echo and write_note', () => {
-    expect(tools.list().map((t) => t.name)).toEqual(['echo', 'write_note']);
+  it('holds echo, write_note and delegate', () => {
+    expect(tools.list().map((t) => t.name)).toEqual(['echo', 'write_note', 'delegate']);
     expect(tools.get('echo')).toBe(echoTool);
     expect(tools.get('write_note')).toBe(writeNoteTool);
   });

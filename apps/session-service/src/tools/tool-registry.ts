@@ -1,3 +1,4 @@
+import { delegateTool } from './delegate.tool';
 import { echoTool } from './echo.tool';
 import type { Tool } from './tool';
 import { writeNoteTool } from './write-note.tool';
@@ -8,7 +9,9 @@ export interface ToolRegistry {
 }
 
 export function builtInTools(): ToolRegistry {
-  const tools = new Map<string, Tool>([echoTool, writeNoteTool].map((t) => [t.name, t]));
+  const tools = new Map<string, Tool>(
+    [echoTool, writeNoteTool, delegateTool].map((t) => [t.name, t]),
+  );
   return { get: (name) => tools.get(name), list: () => [...tools.values()] };
 }
 

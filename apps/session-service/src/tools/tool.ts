@@ -5,8 +5,8 @@ export interface ToolOutcome {
 }
 
 export interface ToolRunContext {
-  /** Notes the session holds before this call. */
-  readonly notes: readonly string[];
+  /** How many notes the session holds before this call. */
+  readonly noteCount: number;
 }
 
 export interface Tool {

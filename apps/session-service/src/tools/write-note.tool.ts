@@ -8,6 +8,6 @@ export const writeNoteTool: Tool = {
   async run(args, context) {
     if (typeof args.text !== 'string')
       throw new ToolArgumentError('write_note needs a string `text`');
-    return { result: String(context.notes.length + 1), note: args.text };
+    return { result: String(context.noteCount + 1), note: args.text };
   },
 };

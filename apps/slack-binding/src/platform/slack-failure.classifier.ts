@@ -41,7 +41,7 @@ export function classifySlackFailure(error: unknown): PlatformFailure {
     const code = error.data.error;
     return TRANSIENT_CODES.has(code)
       ? { kind: 'transient', reason: `slack_${code}` }
-      : { kind: 'permanent', reason: `slack_${code}` };
+      : { kind: 'permanent', reason: `slack_${code}`, platformCode: code };
   }
   return {
     kind: 'transient',

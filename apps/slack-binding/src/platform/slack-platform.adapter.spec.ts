@@ -3,7 +3,7 @@ import {
   type Conversation,
   type ToolInteractionRequest,
 } from '@tollgate/protocol';
-import { SlackApiFake } from '../../../../test/fakes/slack-api.fake';
+import { SlackApiFake } from '@tollgate/platform-standins';
 import { SlackPlatformAdapter } from './slack-platform.adapter';
 
 const CHANNEL = 'C0ADAPTER';
@@ -63,7 +63,7 @@ describe('SlackPlatformAdapter against the Slack API fake', () => {
       request: request(conversation),
     });
 
-    await expect(adapter.findPostedPrompt(target)).resolves.toEqual(posted);
+    await expect(adapter.findPostedPrompt(target, new Date())).resolves.toEqual(posted);
     const reads = fake.callsTo('conversations.replies');
     expect(reads.length).toBeGreaterThan(1);
     expect(reads[0].args).toMatchObject({
@@ -85,20 +85,23 @@ describe('SlackPlatformAdapter against the Slack API fake', () => {
       request: request(conversation),
     });
 
-    await expect(adapter.findPostedPrompt(target)).resolves.toEqual(posted);
+    await expect(adapter.findPostedPrompt(target, new Date())).resolves.toEqual(posted);
     expect(fake.callsTo('conversations.history')).toHaveLength(1);
   });
 
   it('finds nothing when the prompt was never posted, or its thread is gone', async () => {
     const conversation = thread(3);
     await expect(
-      adapter.findPostedPrompt({ conversation, promptRef: 'nothere' }),
+      adapter.findPostedPrompt({ conversation, promptRef: 'nothere' }, new Date()),
     ).resolves.toBeUndefined();
     await expect(
-      adapter.findPostedPrompt({
-        conversation: { ...conversation, threadId: '1600000000.000001' },
-        promptRef: 'nothere',
-      }),
+      adapter.findPostedPrompt(
+        {
+          conversation: { ...conversation, threadId: '1600000000.000001' },
+          promptRef: 'nothere',
+        },
+        new Date(),
+      ),
     ).resolves.toBeUndefined();
   });
 
@@ -119,12 +122,12 @@ describe('SlackPlatformAdapter against the Slack API fake', () => {
       metadata: { event_type: 'tollgate_prompt', event_payload: { promptRef: 'refown' } },
     });
 
-    await expect(adapter.findPostedPrompt(target)).resolves.toBeUndefined();
+    await expect(adapter.findPostedPrompt(target, new Date())).resolves.toBeUndefined();
     const posted = await adapter.postPrompt(target, {
       kind: 'pending',
       request: request(conversation),
     });
-    await expect(adapter.findPostedPrompt(target)).resolves.toEqual(posted);
+    await expect(adapter.findPostedPrompt(target, new Date())).resolves.toEqual(posted);
     // Who the bot is, is asked once.
     expect(fake.callsTo('auth.test')).toHaveLength(1);
   });

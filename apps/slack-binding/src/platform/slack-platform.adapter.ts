@@ -92,22 +92,23 @@ export class SlackPlatformAdapter implements PlatformAdapter {
     text: string,
     _role: TextRole,
     outputId: string,
+    mention?: Person,
   ): Promise<MessageRef> {
     const result = await this.client.chat.postMessage({
       channel: conversation.channelId,
       ...threadOf(conversation),
-      text: truncate(renderSlackText(text)),
+      text: truncate(renderSlackText(text, mention)),
       metadata: { event_type: TEXT_METADATA_TYPE, event_payload: { outputId } },
     });
     return { channelId: result.channel ?? conversation.channelId, messageId: result.ts ?? '' };
   }
 
-  findPostedPrompt(target: PromptTarget): Promise<MessageRef | undefined> {
-    return this.finder.find(target.conversation, {
-      eventType: PROMPT_METADATA_TYPE,
-      field: 'promptRef',
-      value: target.promptRef,
-    });
+  findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {
+    return this.finder.find(
+      target.conversation,
+      { eventType: PROMPT_METADATA_TYPE, field: 'promptRef', value: target.promptRef },
+      since,
+    );
   }
 
   findPostedText(conversation: Conversation, outputId: string): Promise<MessageRef | undefined> {

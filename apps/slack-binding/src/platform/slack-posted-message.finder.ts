@@ -20,12 +20,16 @@ export interface SlackMetadataQuery {
 /**
  * A post that timed out may still have landed. Slack has no idempotency key on
  * `chat.postMessage`, so every post carries message metadata naming what it shows, and a retry
- * reads the conversation back to look for it. 200 messages a page, as Slack recommends; the
- * post looked for is recent (a retry follows a failed attempt within minutes), so a thread
- * or channel is not read further back than this many pages.
+ * reads the conversation back to look for it. 200 messages a page, as Slack recommends. When
+ * the caller knows when the post was set out on, the read goes back to that time (`oldest`)
+ * however busy the channel was meanwhile (R3); otherwise no further than this many pages.
  */
 const PAGE_SIZE = 200;
 const MAX_PAGES = 10;
+/** Past this many pages even a time window is given up on: the channel is being flooded. */
+const MAX_WINDOW_PAGES = 500;
+/** Replicas' clocks and Slack's differ a little: the window opens this much earlier. */
+export const CLOCK_MARGIN_MS = 5 * 60_000;
 
 /** Finds the bot's own message in a conversation by the metadata it was posted with. */
 export class SlackPostedMessageFinder {
@@ -36,9 +40,10 @@ export class SlackPostedMessageFinder {
   async find(
     conversation: Conversation,
     query: SlackMetadataQuery,
+    since?: Date,
   ): Promise<MessageRef | undefined> {
     const self = await this.identity();
-    for await (const message of this.messagesOf(conversation)) {
+    for await (const message of this.messagesOf(conversation, since)) {
       const own =
         (self.botId !== undefined && message.bot_id === self.botId) ||
         (self.userId !== undefined && message.user === self.userId);
@@ -53,15 +58,21 @@ export class SlackPostedMessageFinder {
    * The thread's replies (oldest first) for a threaded conversation, the channel's top-level
    * history (newest first) otherwise. A thread Slack no longer knows holds nothing of ours.
    */
-  private async *messagesOf(conversation: Conversation): AsyncGenerator<ListedMessage> {
+  private async *messagesOf(
+    conversation: Conversation,
+    since?: Date,
+  ): AsyncGenerator<ListedMessage> {
     const channel = conversation.channelId;
     const thread = conversation.threadId;
+    const oldest = since === undefined ? undefined : slackTs(since.getTime() - CLOCK_MARGIN_MS);
+    const maxPages = since === undefined ? MAX_PAGES : MAX_WINDOW_PAGES;
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page += 1) {
+    for (let page = 0; page < maxPages; page += 1) {
       const common = {
         channel,
         include_all_metadata: true,
         limit: PAGE_SIZE,
+        ...(oldest === undefined ? {} : { oldest, inclusive: true }),
         ...(cursor ? { cursor } : {}),
       };
       let listed: { messages?: ListedMessage[]; response_metadata?: { next_cursor?: string } };
@@ -93,6 +104,11 @@ export class SlackPostedMessageFinder {
     );
     return this.self;
   }
+}
+
+/** Slack's ts form: seconds with six decimals. */
+function slackTs(epochMs: number): string {
+  return (Math.max(0, epochMs) / 1000).toFixed(6);
 }
 
 function carries(message: ListedMessage, query: SlackMetadataQuery): boolean {

@@ -135,4 +135,25 @@ describe('X5 — Slack: text cannot ping or forge links', () => {
     const status = mrkdwnOf(resolved).find((t) => t.includes(' by '));
     expect(status).toMatch(/ by <@U0APPROVER>$/);
   });
+
+  it("S19 a sub-agent's prompt names the sub-agent and the parent call, made inert", () => {
+    const agent = { name: '<!channel> scribe', parentCallId: 'call_2_1' };
+    const section = JSON.stringify(
+      renderSlackPrompt({ kind: 'pending', request: { ...request, agent } }, 'ref123').blocks[0],
+    );
+    expect(section).toContain('sub-agent &lt;!channel&gt; scribe (for call call_2_1)');
+    expect(JSON.stringify(renderSlackPrompt({ kind: 'pending', request }, 'ref123'))).not.toContain(
+      'sub-agent',
+    );
+  });
+});
+
+describe('S22 a text addressed to a person (a reminder)', () => {
+  it('S22 starts with the real mention of its addressee; the text stays inert', () => {
+    const text = renderSlackText('Reminder <!channel> <@U0OTHER>', { id: 'U0S22ADA' });
+    expect(text.startsWith('<@U0S22ADA> ')).toBe(true);
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('<@U0OTHER>');
+    expect(renderSlackText('Reminder')).toBe('Reminder');
+  });
 });

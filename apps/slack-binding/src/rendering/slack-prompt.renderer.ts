@@ -25,7 +25,10 @@ export interface SlackMessage {
 
 export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMessage {
   const { request } = view;
-  const header = `*${escape(request.toolName)}* wants approval`;
+  const agent = request.agent
+    ? `\nAsked by sub-agent ${escape(request.agent.name)} (for call ${escape(request.agent.parentCallId)})`
+    : '';
+  const header = `*${escape(request.toolName)}* wants approval${agent}`;
   const body = truncate(
     `${header}\n${quote(request.displayText)}\nRequested by ${mention(request.requester)}`,
     SECTION_LIMIT,
@@ -87,9 +90,12 @@ function escape(text: string): string {
   return breakMentions(text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;'));
 }
 
-/** A reply or notice (model- or session-written) as inert mrkdwn, for a plain post. */
-export function renderSlackText(text: string): string {
-  return escape(text);
+/**
+ * A reply or notice (model- or session-written) as inert mrkdwn, for a plain post; the person
+ * Tollgate addresses (a reminder's requester) goes first as a real `<@U…>` mention.
+ */
+export function renderSlackText(text: string, addressee?: Person): string {
+  return addressee ? `${mention(addressee)} ${escape(text)}` : escape(text);
 }
 
 function plain(mrkdwn: string): string {

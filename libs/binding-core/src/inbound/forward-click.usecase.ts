@@ -76,6 +76,7 @@ export class ForwardClick {
       optionKey: click.optionKey,
       sender: click.clicker,
       ...(click.messageRef === undefined ? {} : { promptRef: click.messageRef.messageId }),
+      ...(address.agent === undefined ? {} : { agent: address.agent }),
     };
     // Every boundary validates: the option key and the clicker come from the platform.
     const checked = parseCommand(command);

@@ -6,10 +6,19 @@ import {
   type Person,
   type Principal,
   type RefusalReason,
+  type ToolInteractionResponse,
   type UserMessage,
 } from '@tollgate/protocol';
 import type { KnownSessions } from '../journal/known-sessions.port';
+import type { PendingPrompt, PromptJournal } from '../journal/prompt-journal.port';
+import type { PlatformAdapter } from '../platform-adapter.port';
 import type { CommandPublisher } from './command-publisher.port';
+import {
+  decideTextAnswer,
+  readAnswerWord,
+  type AnswerWord,
+  type TextAnswerHintReason,
+} from './text-answer.rules';
 
 /** A verified chat message the binding decided counts (PROTOCOL.md §1.1). */
 export interface IncomingMessage {
@@ -23,20 +32,57 @@ export interface IncomingMessage {
 
 export type MessageForwarded =
   | { readonly kind: 'forwarded'; readonly command: UserMessage }
+  /** The message was an answer typed as text (docs/protocol.md §1.3). */
+  | { readonly kind: 'answered'; readonly command: ToolInteractionResponse }
+  /**
+   * An answer word that answers nothing: nothing was published. The sender was told why
+   * (`sent`), or, when the caller asked to carry the hint in its own reply, is to be.
+   */
+  | {
+      readonly kind: 'hinted';
+      readonly reason: TextAnswerHintReason;
+      readonly text: string;
+      readonly sent: boolean;
+    }
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly detail: string };
+
+export interface ForwardMessageOptions {
+  /**
+   * The caller shows a hint in its own answer to the platform instead of a separate notice:
+   * Discord takes follow-up messages only after an interaction was answered, and its answer
+   * waits for this use case.
+   */
+  readonly hintInReply?: boolean;
+}
 
 export interface ForwardMessageDeps {
   readonly sessions: KnownSessions;
+  /** A typed answer is matched against the conversation's pending prompts. */
+  readonly prompts: Pick<PromptJournal, 'pendingIn'>;
+  /** A typed answer that answers nothing is explained to its sender alone. */
+  readonly adapter: Pick<PlatformAdapter, 'sendNotice'>;
   readonly commands: CommandPublisher;
   readonly now: () => Date;
 }
 
-/** Turns a chat message into a `UserMessage` and remembers its session. */
+/**
+ * Turns a chat message into a `UserMessage` and remembers its session; a message that is only
+ * an answer word becomes a `ToolInteractionResponse` instead, or a private hint.
+ */
 export class ForwardMessage {
   constructor(private readonly deps: ForwardMessageDeps) {}
 
-  async execute(message: IncomingMessage): Promise<MessageForwarded> {
+  async execute(
+    message: IncomingMessage,
+    options: ForwardMessageOptions = {},
+  ): Promise<MessageForwarded> {
     const sessionId = deriveSessionId(message.conversation);
+    // A webhook or a reminder is nobody approving anything: its text is always a message.
+    const answer = message.principal === 'automation' ? undefined : readAnswerWord(message.text);
+    if (answer !== undefined) {
+      const typed = await this.typedAnswer(message, sessionId, answer, options);
+      if (typed !== undefined) return typed;
+    }
     const command: UserMessage = {
       type: 'UserMessage',
       v: PROTOCOL_VERSION,
@@ -56,5 +102,59 @@ export class ForwardMessage {
     await this.deps.sessions.remember(sessionId, message.conversation);
     await this.deps.commands.publish(command);
     return { kind: 'forwarded', command };
+  }
+
+  /** Undefined when the answer word is an ordinary message after all (no prompt pending). */
+  private async typedAnswer(
+    message: IncomingMessage,
+    sessionId: string,
+    answer: AnswerWord,
+    options: ForwardMessageOptions,
+  ): Promise<MessageForwarded | undefined> {
+    const pending = await this.deps.prompts.pendingIn(sessionId);
+    const decision = decideTextAnswer(answer, message.sender, pending);
+    switch (decision.kind) {
+      case 'message':
+        return undefined;
+      case 'hint':
+        if (options.hintInReply === true) {
+          return { kind: 'hinted', reason: decision.reason, text: decision.text, sent: false };
+        }
+        await this.deps.adapter.sendNotice(
+          message.conversation,
+          message.sender,
+          decision.text,
+          pending.at(-1)?.messageRef,
+        );
+        return { kind: 'hinted', reason: decision.reason, text: decision.text, sent: true };
+      case 'answer':
+        return this.answer(message, decision.prompt, decision.optionKey);
+    }
+  }
+
+  private async answer(
+    message: IncomingMessage,
+    prompt: PendingPrompt,
+    optionKey: string,
+  ): Promise<MessageForwarded> {
+    const command: ToolInteractionResponse = {
+      type: 'ToolInteractionResponse',
+      v: PROTOCOL_VERSION,
+      // The message's own id, not one derived from it: a redelivery of this message is this
+      // command however it is read then (an answer, or a message once the prompt is gone), so
+      // the session's ledger and JetStream's duplicate window both drop it.
+      id: message.commandId,
+      sessionId: prompt.key.sessionId,
+      conversation: message.conversation,
+      occurredAt: this.deps.now().toISOString(),
+      callId: prompt.key.callId,
+      optionKey,
+      sender: message.sender,
+      promptRef: prompt.messageRef.messageId,
+    };
+    const checked = parseCommand(command);
+    if (!checked.ok) return { kind: 'refused', reason: checked.reason, detail: checked.detail };
+    await this.deps.commands.publish(command);
+    return { kind: 'answered', command };
   }
 }

@@ -1,7 +1,8 @@
 import type { MigrationClass } from '@tollgate/persistence';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { BindingPromptReposted1765065600000 } from './prompt-reposted.migration';
 import { BindingPromptPostNonce1764806400000 } from './prompt-post-nonce.migration';
-import { BindingOwedRefreshes1764979200000 } from './owed-refreshes.migration';
+import { BindingOwedRefreshes1765152000000 } from './owed-refreshes.migration';
 
 /**
  * The prompt journal shared by every binding, in the binding's own schema. Tables are
@@ -83,7 +84,8 @@ export class BindingPromptJournal1764547200000 implements MigrationInterface {
 export const BINDING_CORE_MIGRATIONS: readonly MigrationClass[] = [
   BindingPromptJournal1764547200000,
   BindingPromptPostNonce1764806400000,
-  BindingOwedRefreshes1764979200000,
+  BindingPromptReposted1765065600000,
+  BindingOwedRefreshes1765152000000,
 ];
 
 /** Every migration of a binding's schema, in order (also what `npm run migrate` should run). */

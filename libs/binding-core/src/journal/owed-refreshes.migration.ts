@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * newest), and shown by the owed-refresh sweeper as the platform's limits allow, so that a
  * restart's thousands of refreshes never stand between a new prompt and its post.
  */
-export class BindingOwedRefreshes1764979200000 implements MigrationInterface {
-  name = 'BindingOwedRefreshes1764979200000';
+export class BindingOwedRefreshes1765152000000 implements MigrationInterface {
+  name = 'BindingOwedRefreshes1765152000000';
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`

@@ -1,5 +1,5 @@
-import type { Conversation } from '@tollgate/protocol';
-import type { PromptTarget } from '../platform-adapter.port';
+import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
+import type { MessageRef, PromptTarget } from '../platform-adapter.port';
 import type {
   EffectDecision,
   PostDecision,
@@ -50,6 +50,8 @@ export type PromptClaim =
       readonly lease: PromptLease;
       readonly target: PromptTarget;
       readonly intent: PostDecision;
+      /** When the post was first set out on: how far back to look, and how long it has waited. */
+      readonly since: Date;
     };
 
 /** Where a prompt lives, found from the opaque reference its buttons carry. */
@@ -57,12 +59,20 @@ export interface PromptAddress {
   readonly key: PromptKey;
   readonly conversation: Conversation;
   readonly promptRef: string;
+  /** A sub-agent's prompt: its answer names the agent too, which ties it to its session. */
+  readonly agent?: ToolInteractionRequest['agent'];
 }
 
 /** A prompt as the journal holds it, with the nonce of the post it tracks (if any). */
 export interface JournaledPrompt extends PromptAddress {
   readonly state: PromptState;
   readonly postNonce?: string;
+}
+
+/** A prompt the journal shows as posted and awaiting an answer. */
+export interface PendingPrompt extends PromptAddress {
+  readonly request: ToolInteractionRequest;
+  readonly messageRef: MessageRef;
 }
 
 /**
@@ -94,4 +104,10 @@ export interface PromptJournal {
   findByRef(promptRef: string): Promise<PromptAddress | undefined>;
   /** The prompt's row, or undefined when the journal never held it; creates nothing. */
   findByKey(key: PromptKey): Promise<JournaledPrompt | undefined>;
+  /**
+   * The session's prompts that are pending, oldest request first (a typed answer is matched
+   * against them, docs/protocol.md §1.3). A prompt the session has cleared but whose clearing
+   * output the binding has not handled yet is still among them.
+   */
+  pendingIn(sessionId: string): Promise<PendingPrompt[]>;
 }

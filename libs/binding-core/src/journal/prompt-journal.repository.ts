@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
 import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
 import type { EntityManager } from 'typeorm';
@@ -6,6 +6,7 @@ import type { MessageRef } from '../platform-adapter.port';
 import type { EffectDecision, PromptDecision } from '../prompt/prompt-decision';
 import type { PromptEvent } from '../prompt/prompt-event';
 import { evolvePrompt } from '../prompt/prompt-lifecycle.decider';
+import { newPostNonce } from '../prompt/post-nonce';
 import { promptRefOf } from '../prompt/prompt-ref';
 import {
   UNTRACKED,
@@ -17,6 +18,7 @@ import {
 import type { DataSourceAccess } from './data-source-access';
 import type {
   JournaledPrompt,
+  PendingPrompt,
   PromptAddress,
   PromptClaim,
   PromptClaimRequest,
@@ -31,6 +33,12 @@ interface StoredIntent {
   readonly decision: EffectDecision;
   /** A post's nonce, chosen before it is made: a post found later carries this one. */
   readonly postNonce?: string;
+  /**
+   * When the effect was first set out on (ISO-8601), kept by every later claim of the same
+   * unfinished post: reconciliation reads the platform back to it, and gives up on it after a
+   * bounded time.
+   */
+  readonly since?: string;
 }
 
 interface PromptRow {
@@ -144,6 +152,7 @@ export class PromptJournalRepository implements PromptJournal {
             owner,
             leaseMs,
             decision,
+            new Date(),
             row.version,
           );
           if (taken) {
@@ -217,9 +226,10 @@ export class PromptJournalRepository implements PromptJournal {
       // looked for, the binding cannot know whether a live prompt is out there.
       if (row.intent?.decision.kind === 'post') {
         const intent = row.intent.decision;
+        const since = sinceOf(row.intent);
         const { lease, target } = leaseFor(row.intent.postNonce);
-        await this.takeLease(manager, lease, owner, leaseMs, intent);
-        return { kind: 'unfinished_post', lease, target, intent };
+        await this.takeLease(manager, lease, owner, leaseMs, intent, since);
+        return { kind: 'unfinished_post', lease, target, intent, since };
       }
       const decision = decide(state);
       switch (decision.kind) {
@@ -302,8 +312,10 @@ export class PromptJournalRepository implements PromptJournal {
       call_id: string;
       conversation: Conversation;
       prompt_ref: string;
+      agent: ToolInteractionRequest['agent'] | null;
     }[] = await dataSource.query(
-      `SELECT session_id, call_id, conversation, prompt_ref FROM prompts WHERE prompt_ref = $1`,
+      `SELECT session_id, call_id, conversation, prompt_ref, request->'agent' AS agent
+       FROM prompts WHERE prompt_ref = $1`,
       [promptRef],
     );
     const row = rows[0];
@@ -313,7 +325,42 @@ export class PromptJournalRepository implements PromptJournal {
           key: { sessionId: row.session_id, callId: row.call_id },
           conversation: row.conversation,
           promptRef: row.prompt_ref,
+          ...(row.agent ? { agent: row.agent } : {}),
         };
+  }
+
+  async pendingIn(sessionId: string): Promise<PendingPrompt[]> {
+    const dataSource = await this.db();
+    // The primary key (session_id, call_id) serves this lookup.
+    const rows: {
+      call_id: string;
+      conversation: Conversation;
+      prompt_ref: string;
+      request: ToolInteractionRequest | null;
+      message_ref: MessageRef | null;
+    }[] = await dataSource.query(
+      `SELECT call_id, conversation, prompt_ref, request, message_ref
+       FROM prompts WHERE session_id = $1 AND status = 'pending'`,
+      [sessionId],
+    );
+    return rows
+      .map((row) => {
+        const request = fromJsonbValue<ToolInteractionRequest | null>(row.request);
+        const messageRef = fromJsonbValue<MessageRef | null>(row.message_ref);
+        if (request === null || messageRef === null) {
+          throw new CorruptPromptRow(
+            `pending prompt ${row.prompt_ref} lacks its request or message`,
+          );
+        }
+        return {
+          key: { sessionId, callId: row.call_id },
+          conversation: row.conversation,
+          promptRef: row.prompt_ref,
+          request,
+          messageRef,
+        };
+      })
+      .sort((a, b) => a.request.seq - b.request.seq);
   }
 
   private async lockedRow(manager: EntityManager, key: PromptKey): Promise<PromptRow | undefined> {
@@ -328,12 +375,14 @@ export class PromptJournalRepository implements PromptJournal {
     owner: string,
     leaseMs: number,
     decision: EffectDecision,
+    since: Date = new Date(),
     version: string | null = null,
   ): Promise<boolean> {
     const intent: StoredIntent = {
       claimId: lease.claimId,
       owner,
       decision,
+      since: since.toISOString(),
       ...(decision.kind === 'post' && lease.postNonce !== undefined
         ? { postNonce: lease.postNonce }
         : {}),
@@ -402,9 +451,10 @@ export class PromptJournalRepository implements PromptJournal {
   }
 }
 
-/** 128 random bits as 32 hex characters (PROTOCOL.md §5, the Mattermost nonce). */
-function newPostNonce(): string {
-  return randomBytes(16).toString('hex');
+/** An intent from before `since` was kept counts as set out on now: its age is unknown. */
+function sinceOf(intent: StoredIntent): Date {
+  const since = intent.since === undefined ? Number.NaN : Date.parse(intent.since);
+  return Number.isNaN(since) ? new Date() : new Date(since);
 }
 
 function projectionOf(state: PromptState): {

@@ -20,7 +20,7 @@ export function effectFailure(
   effect: PlatformEffect,
   error: unknown,
 ): TransientFailure | PermanentFailure {
-  const failure = classify(adapter, error);
+  const failure = classifyPlatformFailure(adapter, error);
   const reason = `${effect}: ${failure.reason}`;
   switch (failure.kind) {
     case 'transient':
@@ -34,7 +34,7 @@ export function effectFailure(
 }
 
 // A classifier that throws must not turn a retryable platform hiccup into a lost message.
-function classify(adapter: PlatformAdapter, error: unknown): PlatformFailure {
+export function classifyPlatformFailure(adapter: PlatformAdapter, error: unknown): PlatformFailure {
   try {
     return adapter.classifyFailure(error);
   } catch {

@@ -136,6 +136,9 @@ function handler(platform: PlatformAdapter, deliveries: DeliveredOutputs): Handl
     adapter: platform,
     replicaId: 'replica-a',
     leaseMs: 60_000,
+    reconcileForMs: 60_000,
+    commands: { publish: async () => undefined },
+    now: () => new Date(),
     logger: pino({ level: 'silent' }),
   });
 }

@@ -5,7 +5,10 @@ import {
   type TriageVerdict,
 } from '@tollgate/messaging';
 import {
+  LIMITS,
   parseOutputForSubject,
+  PROTOCOL_VERSION,
+  undeliverableCommandId,
   type Output,
   type Subjects,
   type TextOutput,
@@ -18,6 +21,7 @@ import type {
   DeliveryKind,
   DeliveryLease,
 } from '../journal/delivered-outputs.port';
+import type { CommandPublisher } from '../inbound/command-publisher.port';
 import type { KnownSessions } from '../journal/known-sessions.port';
 import type { OwedRefreshes } from '../journal/owed-refreshes.port';
 import type { PromptClaim, PromptJournal, PromptLease } from '../journal/prompt-journal.port';
@@ -27,16 +31,19 @@ import type {
   MessageRef,
   PacedCall,
   PlatformAdapter,
+  PlatformFailure,
   PromptViewKind,
 } from '../platform-adapter.port';
+import { newPostNonce } from '../prompt/post-nonce';
 import type { PromptDropReason } from '../prompt/prompt-decision';
+import type { PromptEvent } from '../prompt/prompt-event';
 import {
   decidePrompt,
   effectEvents,
   trackedEvent,
   type OrderedCallOutput,
 } from '../prompt/prompt-lifecycle.decider';
-import { effectFailure, type PlatformEffect } from './effect-failure';
+import { classifyPlatformFailure, effectFailure, type PlatformEffect } from './effect-failure';
 import { SessionSequencer } from './session-sequencer';
 
 export interface HandleOutputDeps {
@@ -49,6 +56,15 @@ export interface HandleOutputDeps {
   readonly replicaId: string;
   /** How long a claim may hold a prompt before another handler may assume it died. */
   readonly leaseMs: number;
+  /**
+   * How long an unfinished post may wait for the platform to say whether it landed. Past it, a
+   * look that keeps failing settles the post as never made (R3): a prompt is never blocked
+   * for good by a post nobody can find.
+   */
+  readonly reconcileForMs: number;
+  /** Where `ToolInteractionUndeliverable` goes (R2). */
+  readonly commands: CommandPublisher;
+  readonly now: () => Date;
   readonly logger: Logger;
   /** Paces platform calls by the adapter's rate-limit buckets; none: calls are not paced. */
   readonly pacer?: RateLimitPacer;
@@ -65,6 +81,10 @@ export type OutputHandled =
   | { readonly outcome: 'tombstoned' }
   | { readonly outcome: 'posted'; readonly messageRef: MessageRef }
   | { readonly outcome: 'edited'; readonly view: PromptViewKind }
+  /** The message could not be edited for good, so a new one shows the prompt (R4). */
+  | { readonly outcome: 'reposted'; readonly view: PromptViewKind; readonly messageRef: MessageRef }
+  /** The platform refused the post for good; the session was told (R2). */
+  | { readonly outcome: 'undeliverable'; readonly reason: string }
   | { readonly outcome: 'noticed' }
   | { readonly outcome: 'text_posted'; readonly messageRef: MessageRef }
   /** The lease ran out during the effect and another handler took over; it will finish. */
@@ -239,6 +259,11 @@ export class HandleOutput {
           break;
       }
     } catch (error) {
+      const failure = classifyPlatformFailure(adapter, error);
+      if (failure.kind === 'permanent') {
+        if (decision.kind === 'post') return this.undeliverable(claim, failure, log);
+        return this.repost(claim, failure, log);
+      }
       await this.releasePrompt(lease, log);
       throw this.rateLimited(
         call,
@@ -262,6 +287,92 @@ export class HandleOutput {
   }
 
   /**
+   * The platform refused the prompt's post for good (channel gone, bot removed): nothing is
+   * out there, so the intent ends with no event, and the session is told, so that it expires
+   * the call instead of waiting for an answer that cannot come (PROTOCOL.md §4). A publish
+   * that fails is retried with the whole output; the command's id makes the repeat harmless.
+   */
+  private async undeliverable(
+    claim: Extract<PromptClaim, { kind: 'claimed' }>,
+    failure: Extract<PlatformFailure, { kind: 'permanent' }>,
+    log: Logger,
+  ): Promise<OutputHandled> {
+    const { prompts, commands, now } = this.deps;
+    const { request } = claim.decision.view;
+    const reason = (failure.platformCode ?? failure.reason).slice(0, LIMITS.undeliverableReason);
+    if (!(await prompts.complete(claim.lease, []))) return { outcome: 'lease_lost' };
+    try {
+      await commands.publish({
+        type: 'ToolInteractionUndeliverable',
+        v: PROTOCOL_VERSION,
+        id: undeliverableCommandId(request.id),
+        sessionId: request.sessionId,
+        conversation: request.conversation,
+        occurredAt: now().toISOString(),
+        callId: request.callId,
+        reason,
+        ...(request.agent === undefined ? {} : { agent: request.agent }),
+      });
+    } catch (error) {
+      throw new TransientFailure('undeliverable_unpublished', { cause: error });
+    }
+    log.warn(
+      { reason: failure.reason, platformCode: reason },
+      'the platform refused the prompt for good; the session was told it is undeliverable',
+    );
+    return { outcome: 'undeliverable', reason };
+  }
+
+  /**
+   * The tracked message cannot be edited for good (deleted, edit window closed, the platform
+   * no longer knows it): a new message shows the current state instead — the outcome without
+   * buttons, or a prompt still answerable — with a new nonce, and the journal follows it, so
+   * no output is dead-lettered while buttons look alive. A repost the platform refuses too is
+   * dead-lettered like any permanent failure.
+   */
+  private async repost(
+    claim: Extract<PromptClaim, { kind: 'claimed' }>,
+    failure: Extract<PlatformFailure, { kind: 'permanent' }>,
+    log: Logger,
+  ): Promise<OutputHandled> {
+    const { adapter, prompts } = this.deps;
+    const { decision, lease } = claim;
+    if (decision.kind !== 'edit') throw new Error('only an edit is reposted');
+    const postNonce = newPostNonce();
+    let messageRef: MessageRef;
+    try {
+      messageRef = await adapter.postPrompt({ ...claim.target, postNonce }, decision.view);
+    } catch (error) {
+      await this.releasePrompt(lease, log);
+      throw effectFailure(adapter, 'post_prompt', error);
+    }
+    const events: PromptEvent[] = [
+      {
+        type: 'PendingApprovalPromptReposted',
+        seq: decision.event.seq,
+        messageRef,
+        replaced: decision.messageRef,
+        reason: `edit_prompt: ${failure.reason}`,
+      },
+      decision.event,
+    ];
+    if (!(await prompts.complete({ ...lease, postNonce }, events))) {
+      log.warn('prompt lease lost during the repost; its new holder finishes');
+      return { outcome: 'lease_lost' };
+    }
+    log.warn(
+      {
+        reason: failure.reason,
+        replaced: decision.messageRef,
+        messageRef,
+        view: decision.view.kind,
+      },
+      'the prompt message could not be edited; a new message shows it',
+    );
+    return { outcome: 'reposted', view: decision.view.kind, messageRef };
+  }
+
+  /**
    * A post that may have reached the platform without being journaled (a crash, or a timeout
    * after the platform accepted it): adopt it if the platform can find it, so the prompt is
    * never posted twice; otherwise forget the intent and decide afresh.
@@ -270,13 +381,25 @@ export class HandleOutput {
     claim: Extract<PromptClaim, { kind: 'unfinished_post' }>,
     log: Logger,
   ): Promise<void> {
-    const { adapter, prompts } = this.deps;
+    const { adapter, prompts, now, reconcileForMs } = this.deps;
     let found: MessageRef | undefined;
     try {
-      found = await adapter.findPostedPrompt?.(claim.target);
+      found = await adapter.findPostedPrompt?.(claim.target, claim.since);
     } catch (error) {
-      await this.releasePrompt(claim.lease, log);
-      throw effectFailure(adapter, 'find_posted_prompt', error);
+      const failure = classifyPlatformFailure(adapter, error);
+      const waitedMs = now().getTime() - claim.since.getTime();
+      if (failure.kind === 'transient' && waitedMs < reconcileForMs) {
+        await this.releasePrompt(claim.lease, log);
+        throw effectFailure(adapter, 'find_posted_prompt', error);
+      }
+      // R3: a look that can never succeed (a missing scope) or has failed for too long must
+      // not block every later output of the prompt. Settled as never posted: a Request is
+      // posted afresh, a later Update or Resolved journals a tombstone and shows nothing.
+      log.warn(
+        { reason: failure.reason, kind: failure.kind, waitedMs },
+        'could not look for an unfinished post; settling it as never posted',
+      );
+      found = undefined;
     }
     const events = found === undefined ? [] : [trackedEvent(claim.intent, found)];
     if (await prompts.complete(claim.lease, events)) {
@@ -315,7 +438,8 @@ export class HandleOutput {
     // the reply.
     const find = adapter.findPostedText?.bind(adapter);
     const delivery = await this.deliverOnce(output, 'text', log, {
-      deliver: () => adapter.postText(output.conversation, output.text, output.role, output.id),
+      deliver: () =>
+        adapter.postText(output.conversation, output.text, output.role, output.id, output.mention),
       ...(find === undefined ? {} : { find: () => find(output.conversation, output.id) }),
     });
     return delivery.kind === 'already_delivered'

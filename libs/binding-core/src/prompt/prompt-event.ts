@@ -34,12 +34,27 @@ export interface PromptCleared {
   };
 }
 
-export type PromptEvent = PromptTracked | PromptRefreshed | PromptCleared;
+/**
+ * The tracked message could not be edited for good (deleted, edit window closed): a new
+ * message now shows the prompt (R4), and every later edit goes to it. Journaled right before
+ * the event of the edit it stood in for.
+ */
+export interface PromptReposted {
+  readonly type: 'PendingApprovalPromptReposted';
+  readonly seq: number;
+  readonly messageRef: MessageRef;
+  /** The message it replaces, and why that one could not be edited. */
+  readonly replaced: MessageRef;
+  readonly reason: string;
+}
+
+export type PromptEvent = PromptTracked | PromptRefreshed | PromptReposted | PromptCleared;
 
 export type PromptEventType = PromptEvent['type'];
 
 export const PROMPT_EVENT_TYPES = [
   'PendingApprovalPromptTracked',
   'PendingApprovalPromptRefreshed',
+  'PendingApprovalPromptReposted',
   'PendingApprovalPromptCleared',
 ] as const satisfies readonly PromptEventType[];

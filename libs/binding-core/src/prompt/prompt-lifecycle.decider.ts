@@ -51,6 +51,9 @@ export function evolvePrompt(state: PromptState, event: PromptEvent): PromptStat
     case 'PendingApprovalPromptRefreshed':
       if (state.status !== 'pending') throw new IllegalPromptTransition(state.status, event.type);
       return { ...state, lastSeq: event.seq };
+    case 'PendingApprovalPromptReposted':
+      if (state.status !== 'pending') throw new IllegalPromptTransition(state.status, event.type);
+      return { ...state, messageRef: event.messageRef };
     case 'PendingApprovalPromptCleared':
       switch (state.status) {
         case 'untracked':

@@ -1,4 +1,9 @@
-import type { JoinSession, ToolInteractionResponse, UserMessage } from '../commands.schema';
+import type {
+  JoinSession,
+  ToolInteractionResponse,
+  ToolInteractionUndeliverable,
+  UserMessage,
+} from '../commands.schema';
 import type { Conversation } from '../conversation.schema';
 import type {
   TextOutput,
@@ -61,6 +66,22 @@ export function aResponse(
     callId: 'call_3_1',
     optionKey: 'approve_once',
     sender: { id: 'U0002' },
+    ...overrides,
+  };
+}
+
+export function anUndeliverable(
+  overrides: Partial<ToolInteractionUndeliverable> = {},
+): ToolInteractionUndeliverable {
+  return {
+    type: 'ToolInteractionUndeliverable',
+    v: 1,
+    id: `undeliverable:${sessionId}:3:0`,
+    sessionId,
+    conversation,
+    occurredAt,
+    callId: 'call_3_1',
+    reason: 'channel_not_found',
     ...overrides,
   };
 }

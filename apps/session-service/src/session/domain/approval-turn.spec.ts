@@ -3,6 +3,7 @@ import {
   abandonWritten,
   type ApprovalPhase,
   type ApprovalTurn,
+  awaitSubAgents,
   beginRedrive,
   completeTurn,
   finishBatch,
@@ -15,6 +16,7 @@ import {
   recordResolved,
   redriveDecisions,
   startTurn,
+  subAgentsDone,
 } from './approval-turn';
 import { IllegalApprovalTransition } from './approval-turn.errors';
 
@@ -43,6 +45,8 @@ function inPhase(phase: ApprovalPhase): ApprovalTurn {
       return beginRedrive(recordResolved(recordResolved(waiting, approve('c1')), deny('c2')));
     case 'Abandoning':
       return abandon(waiting, 'superseded');
+    case 'WaitingForSubAgents':
+      return awaitSubAgents(running, 'b1');
   }
 }
 
@@ -53,6 +57,7 @@ const PHASES: ApprovalPhase[] = [
   'RecoveredWaitingForApprovals',
   'Redriving',
   'Abandoning',
+  'WaitingForSubAgents',
 ];
 
 /** Every mutator, and the phases from which the diagram (ARCHITECTURE.md §3.2) allows it. */
@@ -75,12 +80,23 @@ const MOVES: Record<
   },
   'finish the batch': { allowedFrom: ['Redriving'], apply: finishBatch },
   'complete the turn': { allowedFrom: ['Running'], apply: completeTurn },
+  'await sub-agents': {
+    allowedFrom: ['Running', 'Redriving'],
+    apply: (t) => awaitSubAgents(t, 'b1'),
+  },
+  'resume after sub-agents': { allowedFrom: ['WaitingForSubAgents'], apply: subAgentsDone },
   'abandon as superseded': {
-    allowedFrom: ['WaitingForApprovals', 'RecoveredWaitingForApprovals'],
+    allowedFrom: ['WaitingForApprovals', 'RecoveredWaitingForApprovals', 'WaitingForSubAgents'],
     apply: (t) => abandon(t, 'superseded'),
   },
   'abandon as interrupted': {
-    allowedFrom: ['Running', 'WaitingForApprovals', 'RecoveredWaitingForApprovals', 'Redriving'],
+    allowedFrom: [
+      'Running',
+      'WaitingForApprovals',
+      'RecoveredWaitingForApprovals',
+      'Redriving',
+      'WaitingForSubAgents',
+    ],
     apply: (t) => abandon(t, 'interrupted'),
   },
   'finish abandoning': { allowedFrom: ['Abandoning'], apply: (t) => abandonWritten(t, {}) },

@@ -10,6 +10,7 @@ import { IllegalApprovalTransition } from './approval-turn.errors';
  *   Waiting* ─last answer─▶ Redriving ─batch done─▶ Running ─turn ends─▶ NoActive
  *   Waiting* / Redriving ─abandon─▶ Abandoning ─written─▶ Running (new turn) | NoActive
  *   Running ─interrupted by a crash─▶ Abandoning
+ *   Running / Redriving ─sub-agents at work─▶ WaitingForSubAgents ─last result─▶ Redriving
  */
 
 export interface PendingApproval {
@@ -43,6 +44,11 @@ export type ApprovalTurn =
       readonly recoveries: number;
     }
   | { readonly phase: 'Redriving'; readonly turnSeq: number; readonly batch: Batch }
+  /**
+   * Every call of the batch is answered and run, except `delegate` calls whose sub-agents are
+   * still at work: parked like a gated call, resumed by the last sub-agent's result.
+   */
+  | { readonly phase: 'WaitingForSubAgents'; readonly turnSeq: number; readonly batch: Batch }
   | {
       readonly phase: 'Abandoning';
       readonly turnSeq: number;
@@ -148,6 +154,29 @@ export function beginRedrive(turn: ApprovalTurn): ApprovalTurn {
   return { phase: 'Redriving', turnSeq: waiting.turnSeq, batch: waiting.batch };
 }
 
+/** The batch's only unfinished calls are delegated: wait for their sub-agents. */
+export function awaitSubAgents(turn: ApprovalTurn, batchId: string): ApprovalTurn {
+  if (turn.phase === 'Running') {
+    return {
+      phase: 'WaitingForSubAgents',
+      turnSeq: turn.turnSeq,
+      batch: { batchId, gated: [], decisions: {} },
+    };
+  }
+  if (turn.phase === 'Redriving') {
+    return { phase: 'WaitingForSubAgents', turnSeq: turn.turnSeq, batch: turn.batch };
+  }
+  throw new IllegalApprovalTransition('await sub-agents', turn.phase);
+}
+
+/** The last sub-agent answered: the batch goes on as a redrive of its decisions. */
+export function subAgentsDone(turn: ApprovalTurn): ApprovalTurn {
+  if (turn.phase !== 'WaitingForSubAgents') {
+    throw new IllegalApprovalTransition('resume after sub-agents', turn.phase);
+  }
+  return { phase: 'Redriving', turnSeq: turn.turnSeq, batch: turn.batch };
+}
+
 export function finishBatch(turn: ApprovalTurn): ApprovalTurn {
   if (turn.phase !== 'Redriving')
     throw new IllegalApprovalTransition('finish the batch', turn.phase);
@@ -162,7 +191,7 @@ export function completeTurn(turn: ApprovalTurn): ApprovalTurn {
 }
 
 export function abandon(turn: ApprovalTurn, reason: AbandonReason): ApprovalTurn {
-  if (isWaiting(turn))
+  if (isWaiting(turn) || turn.phase === 'WaitingForSubAgents')
     return { phase: 'Abandoning', turnSeq: turn.turnSeq, batch: turn.batch, reason };
   // A redrive ends early only when it cannot finish: a crash mid-run or a context/tool that
   // is gone. A superseding message waits its turn behind the session lock instead.
@@ -204,6 +233,10 @@ export function hasUnresolvedBatch(turn: ApprovalTurn): boolean {
 
 export function isParked(turn: ApprovalTurn): boolean {
   return isWaiting(turn);
+}
+
+export function isAwaitingSubAgents(turn: ApprovalTurn): boolean {
+  return turn.phase === 'WaitingForSubAgents';
 }
 
 export function isRecovered(turn: ApprovalTurn): boolean {

@@ -7,6 +7,7 @@ import type {
   ToolInteractionRequest,
 } from '@tollgate/protocol';
 import type { AbandonReason } from './approval-turn';
+import type { SubAgentParent } from './sub-agent';
 
 /**
  * The session journal's events (ARCHITECTURE.md §3.1). Stored as written, as JSON, keyed by
@@ -30,10 +31,13 @@ export type ProviderMessage =
     }
   | { readonly role: 'tool'; readonly callId: string; readonly content: string };
 
+/**
+ * What an earlier version wrote into every ToolApprovalRequested: the whole provider history,
+ * once per gated call. Still read (journals keep it), never written: a batch's context is
+ * now the journal itself up to its ToolBatchStarted (provider-history.ts).
+ */
 export interface TurnContext {
-  /** Seq of the UserMessageReceived that started the turn. */
   readonly turnSeq: number;
-  /** The provider history up to and including the assistant message holding the batch. */
   readonly messages: readonly ProviderMessage[];
 }
 
@@ -41,7 +45,13 @@ export type ToolCallOutcome =
   'ok' | 'error' | 'denied' | 'refused_by_policy' | 'unknown_tool' | 'abandoned';
 
 export type SessionEvent =
-  | { readonly type: 'SessionStarted'; readonly conversation: Conversation }
+  | {
+      readonly type: 'SessionStarted';
+      readonly conversation: Conversation;
+      /** A sub-agent's session: the parent call it serves, and the tools it may use. */
+      readonly parent?: SubAgentParent;
+      readonly tools?: readonly string[];
+    }
   | {
       readonly type: 'UserMessageReceived';
       readonly commandId: string;
@@ -64,9 +74,15 @@ export type SessionEvent =
       readonly requester: Person;
       readonly principal: Principal;
       readonly options: readonly Option[];
-      readonly turnContext: TurnContext;
+      /** Legacy journals only; see TurnContext. */
+      readonly turnContext?: TurnContext;
       /** The output as first published, re-sent whole with every refresh. */
       readonly request: ToolInteractionRequest;
+      /**
+       * S22: the reminders and deadline the policy set, as instants fixed when the prompt was
+       * requested (a later policy change does not move them). Absent: no timeout.
+       */
+      readonly timers?: PromptTimers;
     }
   | {
       readonly type: 'ToolApprovalResolved';
@@ -102,12 +118,51 @@ export type SessionEvent =
       /** Synthetic results for every call without one, so provider history stays whole. */
       readonly results: readonly { readonly callId: string; readonly result: string }[];
     }
+  /** A `delegate` call started its child; its result comes with SubAgentFinished. */
+  | {
+      readonly type: 'SubAgentStarted';
+      readonly callId: string;
+      readonly childSessionId: string;
+      readonly name: string;
+    }
+  /** The batch waits for the sub-agents of its delegated calls. */
+  | { readonly type: 'SubAgentsAwaited'; readonly batchId: string }
+  /** A child reported; its result was recorded just before as the call's ToolCallRecorded. */
+  | {
+      readonly type: 'SubAgentFinished';
+      readonly callId: string;
+      readonly childSessionId: string;
+      readonly outcome: 'ok' | 'failed';
+    }
+  /** S22: a reminder of a prompt still pending was posted (once: `commandId` is its key). */
+  | {
+      readonly type: 'ToolApprovalReminded';
+      readonly commandId: string;
+      readonly callId: string;
+      readonly reminder: number;
+    }
   | { readonly type: 'SessionRecovered'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'PendingApprovalsReannounced'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'TurnCompleted'; readonly reply: string }
-  | { readonly type: 'TurnFailed'; readonly reason: string };
+  | { readonly type: 'TurnFailed'; readonly reason: string }
+  /**
+   * Appended without replaying (the journal before it could not be replayed): the session
+   * takes no more commands, and its open prompts were expired with a notice.
+   */
+  | {
+      readonly type: 'SessionQuarantined';
+      readonly reason: string;
+      readonly expiredCallIds: readonly string[];
+    };
 
 export type SessionEventType = SessionEvent['type'];
+
+/** S22: a prompt's timers, as ISO instants. */
+export interface PromptTimers {
+  /** Ascending; reminder n (from 1) is due at `remindAt[n - 1]`. */
+  readonly remindAt: readonly string[];
+  readonly deadline?: { readonly at: string; readonly onDeadline: 'deny' | 'expire' };
+}
 
 export interface JournaledEvent {
   readonly seq: number;

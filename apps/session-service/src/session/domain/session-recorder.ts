@@ -1,6 +1,8 @@
 import { type Output, outputId, PROTOCOL_VERSION, unjournaledOutputId } from '@tollgate/protocol';
-import type { JournaledEvent, SessionEvent } from './session-event';
+import { emptyHistory, type HistorySource, historyOf } from './provider-history';
+import type { JournaledEvent, ProviderMessage, SessionEvent } from './session-event';
 import { evolve, type SessionState } from './session-state';
+import { type SubAgentCommand, subAgentResultId } from './sub-agent';
 
 type EnvelopeKey = 'v' | 'id' | 'sessionId' | 'conversation' | 'occurredAt' | 'seq';
 /** An output before the recorder gives it its envelope (id, seq, conversation, time). */
@@ -15,7 +17,13 @@ export interface RecordedEvent extends JournaledEvent {
 }
 
 /** Where a decision commits part-way; named so a crash can be placed exactly in tests. */
-export type CheckpointName = 'approval-resolved' | 'tool-starting';
+export type CheckpointName = 'approval-resolved' | 'tool-starting' | 'model-calling';
+
+export const CHECKPOINT_NAMES: readonly CheckpointName[] = [
+  'approval-resolved',
+  'tool-starting',
+  'model-calling',
+];
 
 /** A session has no conversation before SessionStarted; a decision for it must supply one. */
 export class MissingConversation extends Error {
@@ -32,28 +40,41 @@ export class MissingConversation extends Error {
  */
 export class SessionRecorder {
   private state: SessionState;
+  private readonly loadedVersion: number;
   readonly recorded: RecordedEvent[] = [];
   readonly unjournaledOutputs: Output[] = [];
+  /** Commands for related sessions (sub-agents), written to their inbox with the events. */
+  readonly dispatched: SubAgentCommand[] = [];
 
   constructor(
     initial: SessionState,
-    private readonly now: string,
+    private now: string,
     private readonly onCheckpoint: (
       recorder: SessionRecorder,
       point: CheckpointName,
     ) => Promise<void> = async () => {},
+    /** The journal the state was loaded from, for what the model must be shown. */
+    private readonly journal: HistorySource = emptyHistory,
   ) {
     this.state = initial;
+    this.loadedVersion = initial.version;
   }
 
   /**
-   * Makes everything recorded so far durable before going on. Called right before a tool
-   * runs, so ToolExecutionStarted is committed first: after a crash, a started call with no
-   * result is known to be interrupted and is never run again. Also after the answer that
-   * starts a redrive, so the approver sees the decision before the tool runs.
+   * Makes everything recorded so far durable before going on, and holds nothing (no
+   * transaction, connection or lock) until the next one. Called right before a tool runs,
+   * so ToolExecutionStarted is committed first: after a crash, a started call with no result
+   * is known to be interrupted and is never run again. Right before a model call, so the
+   * command that caused it is settled and a crash resumes the turn from the journal. And
+   * after the answer that starts a redrive, so the approver sees the decision at once.
    */
   async checkpoint(point: CheckpointName): Promise<void> {
     await this.onCheckpoint(this, point);
+  }
+
+  /** After a checkpoint's I/O, what is recorded next carries the time it is decided. */
+  clockAt(now: string): void {
+    this.now = now;
   }
 
   get current(): SessionState {
@@ -62,6 +83,17 @@ export class SessionRecorder {
 
   get nextSeq(): number {
     return this.state.version + 1;
+  }
+
+  /**
+   * The provider history through `throughSeq` (all of it by default): the journal the state
+   * came from plus what this decision recorded. Throws HistoryUnrestorable.
+   */
+  async history(throughSeq = Number.POSITIVE_INFINITY): Promise<ProviderMessage[]> {
+    // A session this decision started has nothing journaled before it to read.
+    const journaled =
+      this.loadedVersion === 0 ? [] : await this.journal(Math.min(this.loadedVersion, throughSeq));
+    return historyOf([...journaled, ...this.recorded.filter((r) => r.seq <= throughSeq)]);
   }
 
   /** Builds the output the event at `seq` will carry as its n-th output. */
@@ -74,15 +106,29 @@ export class SessionRecorder {
       id: outputId(this.state.sessionId, seq, n),
       sessionId: this.state.sessionId,
       conversation,
+      ...this.agent(),
       occurredAt: this.now,
       seq,
     };
   }
 
+  /** A sub-agent's outputs say so: bindings show it, and check its session by it. */
+  private agent(): Pick<Output, 'agent'> {
+    const parent = this.state.parent;
+    return parent ? { agent: { name: parent.name, parentCallId: parent.callId } } : {};
+  }
+
+  /** Sends a command to a related session, in the transaction that commits what is recorded. */
+  dispatch(command: SubAgentCommand): void {
+    this.dispatched.push(command);
+  }
+
   record(event: SessionEvent, drafts: readonly OutputDraft[] = []): RecordedEvent {
     const seq = this.nextSeq;
+    const before = this.state;
     // Evolve first: SessionStarted brings the conversation the outputs' envelope needs.
     this.state = evolve(this.state, { seq, occurredAt: this.now, event });
+    this.reportToParent(before, event);
     const recorded: RecordedEvent = {
       seq,
       occurredAt: this.now,
@@ -91,6 +137,35 @@ export class SessionRecorder {
     };
     this.recorded.push(recorded);
     return recorded;
+  }
+
+  /**
+   * A sub-agent whose turn ends, however it ends, tells the call that started it: its reply
+   * becomes the `delegate` result, or the parent's model learns why it could not finish. Only
+   * an abandonment the parent itself caused needs no answer.
+   */
+  private reportToParent(before: SessionState, event: SessionEvent): void {
+    const parent = this.state.parent;
+    if (!parent || before.turn.phase === 'NoActive' || this.state.turn.phase !== 'NoActive') return;
+    if (event.type === 'ToolBatchAbandoned' && event.reason === 'superseded') return;
+    const outcome = event.type === 'TurnCompleted' ? ('ok' as const) : ('failed' as const);
+    const result =
+      event.type === 'TurnCompleted'
+        ? event.reply
+        : event.type === 'TurnFailed'
+          ? event.reason
+          : event.type === 'ToolBatchAbandoned'
+            ? (event.results[0]?.result ?? `its batch was ${event.reason}`)
+            : event.type;
+    this.dispatch({
+      type: 'SubAgentResult',
+      id: subAgentResultId(this.state.sessionId, before.turn.turnSeq),
+      sessionId: parent.sessionId,
+      callId: parent.callId,
+      childSessionId: this.state.sessionId,
+      outcome,
+      result,
+    });
   }
 
   /** An output caused by no journaled event: seq 0, id `<sessionId>:0:<command id>`. */
@@ -105,6 +180,7 @@ export class SessionRecorder {
       id: unjournaledOutputId(this.state.sessionId, commandId),
       sessionId: this.state.sessionId,
       conversation,
+      ...this.agent(),
       occurredAt: this.now,
       seq: 0,
     });

@@ -7,6 +7,7 @@ import {
 import { pendingCalls } from './approval-turn';
 import { IllegalApprovalTransition } from './approval-turn.errors';
 import type { JournaledEvent, SessionEvent } from './session-event';
+import { historyOf } from './provider-history';
 import { holdsSessionGrant, initialSessionState, replay } from './session-state';
 
 const AT = '2024-05-01T12:00:00.000Z';
@@ -43,7 +44,6 @@ const requested = (batchId: string, callId: string, seq: number): SessionEvent =
   requester: ADA,
   principal: 'user',
   options: [STANDARD_OPTIONS.approve_once, STANDARD_OPTIONS.deny],
-  turnContext: { turnSeq: 2, messages: [] },
   request: aRequest({ callId, batchId, id: `${sessionId}:${seq}:0`, seq }),
 });
 const resolved = (callId: string, optionKey: string): SessionEvent => ({
@@ -55,6 +55,16 @@ const resolved = (callId: string, optionKey: string): SessionEvent => ({
   approved: optionKey !== 'deny',
   resolvedBy: ADA,
 });
+
+const abandonedB3: SessionEvent = {
+  type: 'ToolBatchAbandoned',
+  batchId: 'b3',
+  reason: 'superseded',
+  results: [
+    { callId: 'c1', result: 'not run' },
+    { callId: 'c2', result: 'not run' },
+  ],
+};
 
 /** Seqs: 1 started, 2 message, 3 batch b3, 4 request c1, 5 request c2. */
 const parkedTwo = journal(
@@ -121,19 +131,7 @@ describe('session state (evolve / replay)', () => {
     const state = replay(sessionId, [
       ...parkedTwo,
       { seq: 6, occurredAt: AT, event: resolved('c1', 'approve_once') },
-      {
-        seq: 7,
-        occurredAt: AT,
-        event: {
-          type: 'ToolBatchAbandoned',
-          batchId: 'b3',
-          reason: 'superseded',
-          results: [
-            { callId: 'c1', result: 'not run' },
-            { callId: 'c2', result: 'not run' },
-          ],
-        },
-      },
+      { seq: 7, occurredAt: AT, event: abandonedB3 },
     ]);
 
     expect(state.turn.phase).toBe('NoActive');
@@ -141,10 +139,11 @@ describe('session state (evolve / replay)', () => {
     expect(state.requested.c1).toMatchObject({ resolution: { approved: true } });
     expect(state.requested.c1.abandoned).toBeUndefined();
     expect(state.requested.c2.abandoned).toBe(true);
-    expect(state.history.filter((m) => m.role === 'tool').map((m) => m.callId)).toEqual([
-      'c1',
-      'c2',
+    const history = historyOf([
+      ...parkedTwo,
+      { seq: 7, occurredAt: AT, event: { ...abandonedB3 } },
     ]);
+    expect(history.filter((m) => m.role === 'tool').map((m) => m.callId)).toEqual(['c1', 'c2']);
   });
 
   it('counts recoveries', () => {
@@ -174,7 +173,7 @@ describe('session state (evolve / replay)', () => {
       },
     ]);
 
-    expect(state.notes).toEqual(['x']);
+    expect(state.noteCount).toBe(1);
     expect(state.batch!.results).toEqual({ c1: { outcome: 'ok', result: '1' } });
   });
 

@@ -3,6 +3,7 @@ import {
   abandon,
   abandonWritten,
   type ApprovalTurn,
+  awaitSubAgents,
   beginRedrive,
   completeTurn,
   finishBatch,
@@ -12,20 +13,14 @@ import {
   recordRequested,
   recordResolved,
   startTurn,
+  subAgentsDone,
 } from './approval-turn';
-import type {
-  JournaledEvent,
-  ProviderMessage,
-  SessionEvent,
-  ToolCall,
-  ToolCallOutcome,
-  TurnContext,
-} from './session-event';
+import type { SubAgentParent } from './sub-agent';
+import type { JournaledEvent, SessionEvent, ToolCall, ToolCallOutcome } from './session-event';
 
-/** What the session knows of one call that was ever put to an approver. */
+/** What the session knows of one call of the current batch that was put to an approver. */
 export interface RequestedCall {
   readonly request: ToolInteractionRequest;
-  readonly turnContext: TurnContext;
   readonly resolution?: { readonly optionKey: string; readonly approved: boolean };
   /** Set once the call can no longer be answered because its batch was abandoned. */
   readonly abandoned?: boolean;
@@ -33,6 +28,8 @@ export interface RequestedCall {
 
 export interface CurrentBatch {
   readonly batchId: string;
+  /** Seq of its ToolBatchStarted: the batch's context is the journal up to here. */
+  readonly seq: number;
   readonly toolCalls: readonly ToolCall[];
   readonly started: readonly string[];
   readonly results: Readonly<Record<string, { outcome: ToolCallOutcome; result: string }>>;
@@ -50,15 +47,33 @@ export interface SessionState {
     readonly sender: Person;
     readonly principal: Principal;
   };
-  readonly history: readonly ProviderMessage[];
   readonly batch?: CurrentBatch;
+  /** Calls of the current batch put to an approver, with their request. */
   readonly requested: Readonly<Record<string, RequestedCall>>;
-  readonly notes: readonly string[];
+  /**
+   * Calls of earlier batches, only as "was it answered": a late click needs no more (its
+   * request is in the journal). A store may load only the entry the command at hand names,
+   * so the state it keeps stays the same size however long the session runs.
+   */
+  readonly settledCalls: Readonly<Record<string, boolean>>;
+  /** How many notes write_note stored; the notes themselves are in the journal. */
+  readonly noteCount: number;
   /**
    * "Allow in this chat": which person allowed which tool for the rest of this chat. Each
    * covers only the person who gave it, so one participant cannot open a tool for another.
    */
   readonly sessionGrants: readonly SessionGrant[];
+  /** Set in a sub-agent's session: the parent call it serves (its outputs name it). */
+  readonly parent?: SubAgentParent;
+  /** A sub-agent's tools, as `delegate` limited them. */
+  readonly toolSubset?: readonly string[];
+  /** `delegate` calls of the current batch whose sub-agent has not reported yet. */
+  readonly subAgents: Readonly<Record<string, RunningSubAgent>>;
+}
+
+export interface RunningSubAgent {
+  readonly childSessionId: string;
+  readonly name: string;
 }
 
 export interface SessionGrant {
@@ -79,10 +94,11 @@ export function initialSessionState(sessionId: string): SessionState {
     sessionId,
     version: 0,
     turn: noActiveTurn,
-    history: [],
     requested: {},
-    notes: [],
+    settledCalls: {},
+    noteCount: 0,
     sessionGrants: [],
+    subAgents: {},
   };
 }
 
@@ -99,25 +115,33 @@ export function evolve(state: SessionState, journaled: JournaledEvent): SessionS
 function apply(state: SessionState, seq: number, event: SessionEvent): SessionState {
   switch (event.type) {
     case 'SessionStarted':
-      return { ...state, conversation: event.conversation };
+      return {
+        ...state,
+        conversation: event.conversation,
+        ...(event.parent === undefined ? {} : { parent: event.parent }),
+        ...(event.tools === undefined ? {} : { toolSubset: event.tools }),
+      };
     case 'UserMessageReceived':
       return {
         ...state,
         turn: startTurn(state.turn, seq),
         turnMessage: { seq, sender: event.sender, principal: event.principal },
-        history: [...state.history, { role: 'user', content: event.text }],
         batch: undefined,
+        ...settleRequested(state),
       };
     case 'ToolBatchStarted':
       return {
         ...state,
         // A model that calls tools again after a redrive starts a new batch in the same turn.
         turn: finishIfRedriving(state.turn),
-        history: [
-          ...state.history,
-          { role: 'assistant', content: event.content, toolCalls: event.toolCalls },
-        ],
-        batch: { batchId: event.batchId, toolCalls: event.toolCalls, started: [], results: {} },
+        batch: {
+          batchId: event.batchId,
+          seq,
+          toolCalls: event.toolCalls,
+          started: [],
+          results: {},
+        },
+        ...settleRequested(state),
       };
     case 'ToolApprovalRequested':
       return {
@@ -129,7 +153,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
         }),
         requested: {
           ...state.requested,
-          [event.callId]: { request: event.request, turnContext: event.turnContext },
+          [event.callId]: { request: event.request },
         },
       };
     case 'ToolApprovalResolved': {
@@ -175,8 +199,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
     case 'ToolCallRecorded':
       return {
         ...state,
-        history: [...state.history, { role: 'tool', callId: event.callId, content: event.result }],
-        notes: event.note === undefined ? state.notes : [...state.notes, event.note],
+        noteCount: event.note === undefined ? state.noteCount : state.noteCount + 1,
         batch: state.batch
           ? {
               ...state.batch,
@@ -205,31 +228,53 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
         ...state,
         turn: abandonWritten(abandoning, {}),
         requested,
-        history: [
-          ...state.history,
-          ...event.results.map((r): ProviderMessage => ({
-            role: 'tool',
-            callId: r.callId,
-            content: r.result,
-          })),
-        ],
         batch: undefined,
+        subAgents: {},
       };
+    }
+    case 'SubAgentStarted':
+      return {
+        ...state,
+        subAgents: {
+          ...state.subAgents,
+          [event.callId]: { childSessionId: event.childSessionId, name: event.name },
+        },
+      };
+    case 'SubAgentsAwaited':
+      return { ...state, turn: awaitSubAgents(state.turn, event.batchId) };
+    case 'SubAgentFinished': {
+      const subAgents = { ...state.subAgents };
+      delete subAgents[event.callId];
+      const last =
+        state.turn.phase === 'WaitingForSubAgents' && Object.keys(subAgents).length === 0;
+      return { ...state, subAgents, turn: last ? subAgentsDone(state.turn) : state.turn };
     }
     case 'SessionRecovered':
       return { ...state, turn: markRecovered(state.turn) };
     case 'PendingApprovalsReannounced':
+    case 'ToolApprovalReminded':
       return state;
     case 'TurnCompleted':
       return {
         ...state,
         turn: completeTurn(finishIfRedriving(state.turn)),
-        history: [...state.history, { role: 'assistant', content: event.reply }],
         batch: undefined,
       };
     case 'TurnFailed':
       return { ...state, turn: noActiveTurn, batch: undefined };
+    case 'SessionQuarantined':
+      // Written only when nothing before it could be replayed; nothing after it is decided.
+      return state;
   }
+}
+
+/** A new batch or turn: the previous batch's calls keep only whether they were answered. */
+function settleRequested(state: SessionState): Pick<SessionState, 'requested' | 'settledCalls'> {
+  const entries = Object.entries(state.requested);
+  if (entries.length === 0) return { requested: state.requested, settledCalls: state.settledCalls };
+  const settledCalls = { ...state.settledCalls };
+  for (const [callId, call] of entries) settledCalls[callId] = call.resolution !== undefined;
+  return { requested: {}, settledCalls };
 }
 
 function finishIfRedriving(turn: ApprovalTurn): ApprovalTurn {

@@ -32,13 +32,13 @@ describe('X2 — grants belong to a person', () => {
     const bob = await session.message('!write_note {"text":"b"}', { sender: SOMEONE_ELSE });
     const [prompt] = outputsOf(bob.outputs, 'ToolInteractionRequest');
     expect(prompt).toMatchObject({ toolName: 'write_note', requester: SOMEONE_ELSE });
-    expect(session.state.notes).toEqual(['a']);
+    expect(session.notes).toEqual(['a']);
 
     // Bob's prompt is superseded by Ada's next message, which runs unasked.
     const ada = await session.message('!write_note {"text":"c"}');
     expect(outputsOf(ada.outputs, 'ToolInteractionRequest')).toEqual([]);
     expect(replyOf(ada)).toBe('write_note: 2');
-    expect(session.state.notes).toEqual(['a', 'c']);
+    expect(session.notes).toEqual(['a', 'c']);
   });
 
   it('X2 approve_session on an automation prompt covers the member who answered, not the message’s sender', async () => {

@@ -82,7 +82,7 @@ describe('decideResponse: an accepted answer', () => {
     // Batch order, although echo ran first.
     expect(replyOf(decision)).toBe('write_note: 1\necho: hi');
     expect(decision.state.turn).toEqual({ phase: 'NoActive' });
-    expect(session.state.notes).toEqual(['x']);
+    expect(session.notes).toEqual(['x']);
     expect(executedCalls(session.journal)).toEqual(['call_2_2', 'call_2_1']);
   });
 
@@ -105,7 +105,7 @@ describe('decideResponse: an accepted answer', () => {
     ]);
     expect(replyOf(decision)).toBe('write_note: denied\necho: hi');
     expect(executedCalls(session.journal)).toEqual(['call_2_2']);
-    expect(session.state.notes).toEqual([]);
+    expect(session.notes).toEqual([]);
   });
 
   it('given an unparsable sibling line, the reply after the redrive still says so', async () => {
@@ -121,7 +121,7 @@ describe('decideResponse: an accepted answer', () => {
     const session = await givenS1Parked();
     await session.respond('call_2_1', 'approve_once');
 
-    const history = session.state.history;
+    const history = session.history;
 
     expect(history.map((m) => (m.role === 'tool' ? `tool:${m.callId}` : m.role))).toEqual([
       'user',
@@ -180,10 +180,10 @@ describe('S4 a new message supersedes the parked batch', () => {
     ]);
     // The superseding message is answered; the superseded batch gets no reply of its own.
     expect(replyOf(decision)).toBe('echo: next');
-    const toolCalls = session.state.history.flatMap((m) =>
+    const toolCalls = session.history.flatMap((m) =>
       m.role === 'assistant' ? (m.toolCalls ?? []).map((c) => c.callId) : [],
     );
-    const results = session.state.history.flatMap((m) => (m.role === 'tool' ? [m.callId] : []));
+    const results = session.history.flatMap((m) => (m.role === 'tool' ? [m.callId] : []));
     expect([...results].sort()).toEqual([...toolCalls].sort());
   });
 
@@ -285,7 +285,7 @@ describe('S6 two gated siblings', () => {
     ]);
     expect(replyOf(decision)).toBe('write_note: 1\nwrite_note: denied');
     expect(executedCalls(session.journal)).toEqual(['call_2_1']);
-    expect(session.state.notes).toEqual(['a']);
+    expect(session.notes).toEqual(['a']);
   });
 
   it('S6 answers in reverse order still run the batch in batch order', async () => {
@@ -508,7 +508,7 @@ describe('session grant ("Allow in this chat")', () => {
     ]);
     expect(outputsOf(decision.outputs, 'ToolInteractionRequest')).toEqual([]);
     expect(replyOf(decision)).toBe('write_note: 2');
-    expect(session.state.notes).toEqual(['a', 'b']);
+    expect(session.notes).toEqual(['a', 'b']);
   });
 
   it('given approve_once, the next write_note asks again', async () => {

@@ -5,7 +5,14 @@ import {
   type ToolInteractionResponse,
   type UserMessage,
 } from '@tollgate/protocol';
-import { isParked, isRecovered, pendingCalls, pendingFor } from './approval-turn';
+import {
+  isAwaitingSubAgents,
+  isParked,
+  isRecovered,
+  pendingCalls,
+  pendingFor,
+} from './approval-turn';
+import { abandonSubAgents } from './sub-agent.decider';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SessionState } from './session-state';
@@ -27,7 +34,8 @@ export async function decideUserMessage(
   // Only a decision that failed after a checkpoint (and whose settling failed too) leaves a
   // turn in flight under the session lock: end it rather than refuse this message for ever.
   failTurnInFlight(recorder);
-  if (isParked(recorder.current.turn)) supersede(recorder);
+  const turn = recorder.current.turn;
+  if (isParked(turn) || isAwaitingSubAgents(turn)) supersede(recorder);
   recorder.record({
     type: 'UserMessageReceived',
     commandId: command.id,
@@ -35,7 +43,7 @@ export async function decideUserMessage(
     text: command.text,
     principal: principalOf(command),
   });
-  await continueTurn(recorder, deps, recorder.current.history);
+  await continueTurn(recorder, deps);
 }
 
 export async function decideResponse(
@@ -45,7 +53,8 @@ export async function decideResponse(
 ): Promise<void> {
   const state = recorder.current;
   const call = state.requested[command.callId];
-  if (state.version === 0 || !call) {
+  const settled = state.settledCalls[command.callId];
+  if (state.version === 0 || (!call && settled === undefined)) {
     // Nothing journaled ever asked this: answer without journaling (seq 0).
     recorder.recordUnjournaled(
       command.id,
@@ -58,14 +67,11 @@ export async function decideResponse(
   if (!pending) {
     // The losing click of a race sees only the notice; a superseded prompt also loses any
     // buttons a binding may still show.
-    refuse(
-      recorder,
-      command,
-      'prompt_expired',
-      call.resolution ? [] : [expiredUpdate(command.callId)],
-    );
+    const answered = call ? call.resolution !== undefined : settled === true;
+    refuse(recorder, command, 'prompt_expired', answered ? [] : [expiredUpdate(command.callId)]);
     return;
   }
+  if (!call) throw new Error(`call ${command.callId} is pending but was never requested`);
   const request = call.request;
   if (request.principal === 'user' && command.sender.id !== request.requester.id) {
     refuse(recorder, command, 'wrong_requester');
@@ -138,6 +144,8 @@ function supersede(recorder: SessionRecorder): void {
   const batch = state.batch;
   if (!batch) throw new Error(`session ${state.sessionId} is parked without a batch`);
   const pending = pendingCalls(state.turn);
+  // The whole tree goes: children are told in this transaction, before the batch forgets them.
+  abandonSubAgents(recorder, SUPERSEDED);
   const results = batch.toolCalls
     .filter((call) => !batch.results[call.callId])
     .map((call) => ({ callId: call.callId, result: `not run: ${SUPERSEDED}` }));

@@ -114,7 +114,7 @@ describe('turn runner', () => {
 
     expect(replyOf(second)).toBe('write_note: 2');
     expect(second.state.turn.phase).toBe('NoActive');
-    expect(session.state.notes).toEqual(['x', 'y']);
+    expect(session.notes).toEqual(['x', 'y']);
   });
 
   it('given a reply longer than a TextOutput may carry, the output is cut to the limit, the journal keeps it all', async () => {

@@ -2,10 +2,15 @@ import { LIMITS } from '@tollgate/protocol';
 import { redriveDecisions } from './approval-turn';
 import type { SessionDeps } from './session-deps';
 import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
-import type { ProviderMessage, ToolCall, TurnContext } from './session-event';
+import { HistoryUnrestorable } from './provider-history';
+import type { ProviderMessage, ToolCall } from './session-event';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { holdsSessionGrant } from './session-state';
 import { ToolArgumentError } from '../../tools/tool';
+import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
+import { awaitingSubAgents, sessionTools, startSubAgent } from './sub-agent.runner';
+import { DELEGATE_TOOL } from './sub-agent';
+import { deadlineResult, promptTimersAt } from './prompt-timer';
 
 const RESULT_DENIED = 'denied';
 const RESULT_REFUSED = 'refused by policy';
@@ -13,24 +18,41 @@ const RESULT_UNKNOWN = 'unknown tool';
 
 /**
  * Drives a running turn: ask the model, run what may run, park what needs an approver, and
- * finish with the model's reply. `messages` is what the model sees first: the session's
- * history for a new message, or the persisted turn context plus results for a redrive.
+ * finish with the model's reply. `messages` is what the model sees first: by default the
+ * session's history, or for a redrive the batch's context plus its results in batch order.
+ * Everything decided so far is committed before each model call (the `model-calling`
+ * checkpoint), so the wait holds nothing and a crash resumes the turn from the journal.
  */
 export async function continueTurn(
   recorder: SessionRecorder,
   deps: SessionDeps,
-  messages: readonly ProviderMessage[],
+  messages?: readonly ProviderMessage[],
 ): Promise<void> {
-  let seen = messages;
+  let first = messages;
   for (let round = 0; round < MAX_MODEL_ROUNDS_PER_TURN; round += 1) {
     const turn = recorder.current.turn;
     if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return;
+    await recorder.checkpoint('model-calling');
+    let seen: readonly ProviderMessage[];
+    try {
+      seen = first ?? (await recorder.history());
+    } catch (error) {
+      if (!(error instanceof HistoryUnrestorable)) throw error;
+      const reason = `its history could not be restored (${error.message})`;
+      recorder.record({ type: 'TurnFailed', reason }, [
+        { type: 'TextOutput', text: boundedText(`The turn failed: ${reason}`), role: 'notice' },
+      ]);
+      return;
+    }
+    first = undefined;
     let reply;
     try {
       reply = await deps.model.complete({
         messages: seen,
         turnSeq: turn.turnSeq,
-        tools: deps.tools.list().map((t) => ({ name: t.name, description: t.description })),
+        tools: sessionTools(recorder, deps)
+          .list()
+          .map((t) => ({ name: t.name, description: t.description })),
       });
     } catch (error) {
       // A model that errs or times out fails the turn; the user is told, nothing is left open.
@@ -41,14 +63,17 @@ export async function continueTurn(
       return;
     }
     if (reply.toolCalls.length === 0) {
-      recorder.record({ type: 'TurnCompleted', reply: reply.content }, [
-        { type: 'TextOutput', text: boundedText(reply.content), role: 'assistant' },
-      ]);
+      // A sub-agent's reply is its `delegate` result, which the parent's model answers with.
+      recorder.record(
+        { type: 'TurnCompleted', reply: reply.content },
+        recorder.current.parent
+          ? []
+          : [{ type: 'TextOutput', text: boundedText(reply.content), role: 'assistant' }],
+      );
       return;
     }
     const parked = await startBatch(recorder, deps, reply.content, reply.toolCalls);
     if (parked) return;
-    seen = recorder.current.history;
   }
   const reason = `the model kept calling tools after ${MAX_MODEL_ROUNDS_PER_TURN} rounds`;
   recorder.record({ type: 'TurnFailed', reason }, [
@@ -65,10 +90,10 @@ async function startBatch(
 ): Promise<boolean> {
   const batchId = `batch_${recorder.nextSeq}`;
   recorder.record({ type: 'ToolBatchStarted', batchId, content, toolCalls });
-  const turnContext = { turnSeq: turnSeqOf(recorder), messages: recorder.current.history };
   const gated: ToolCall[] = [];
+  const tools = sessionTools(recorder, deps);
   for (const call of toolCalls) {
-    const tool = deps.tools.get(call.toolName);
+    const tool = tools.get(call.toolName);
     const entry = deps.policy.entryFor(call.toolName);
     if (!tool || !entry) {
       recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
@@ -82,7 +107,7 @@ async function startBatch(
   }
   for (const call of gated) {
     const entry = deps.policy.entryFor(call.toolName);
-    const tool = deps.tools.get(call.toolName);
+    const tool = tools.get(call.toolName);
     if (!entry || !tool) continue;
     const seq = recorder.nextSeq;
     const user = lastUserMessage(recorder);
@@ -97,6 +122,7 @@ async function startBatch(
       options: [...entry.options],
     });
     if (request.type !== 'ToolInteractionRequest') throw new Error('unreachable');
+    const timers = promptTimersAt(entry.timers, request.occurredAt);
     recorder.record(
       {
         type: 'ToolApprovalRequested',
@@ -107,13 +133,16 @@ async function startBatch(
         requester: request.requester,
         principal: request.principal,
         options: request.options,
-        turnContext,
         request,
+        ...(timers ? { timers } : {}),
       },
       [request],
     );
   }
-  return gated.length > 0;
+  if (gated.length > 0) return true;
+  if (!awaitingSubAgents(recorder)) return false;
+  recorder.record({ type: 'SubAgentsAwaited', batchId });
+  return true;
 }
 
 /**
@@ -143,24 +172,30 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
   const state = recorder.current;
   const batch = state.batch;
   const decisions = new Map(redriveDecisions(state.turn).map((d) => [d.callId, d]));
-  const first = [...decisions.keys()][0];
-  const context = first ? state.requested[first]?.turnContext : undefined;
-  if (!batch || !isRestorable(context)) {
+  const context = batch ? await contextOf(recorder, batch.seq) : undefined;
+  if (!batch || !context) {
     return expireBatch(recorder, 'its context could not be restored');
   }
+  const tools = sessionTools(recorder, deps);
   const gone = batch.toolCalls.filter(
     (call) =>
       decisions.get(call.callId)?.approved &&
-      (!deps.tools.get(call.toolName) || !deps.policy.entryFor(call.toolName)),
+      (!tools.get(call.toolName) || !deps.policy.entryFor(call.toolName)),
   );
   if (gone.length > 0) {
     return expireBatch(recorder, `${gone.map((c) => c.toolName).join(', ')} no longer exists`);
   }
   for (const call of batch.toolCalls) {
     if (recorder.current.batch?.results[call.callId]) continue;
+    // Started already (auto, or before a restart): its sub-agent reports when done.
+    if (recorder.current.subAgents[call.callId]) continue;
     const decision = decisions.get(call.callId);
     if (decision?.approved) await execute(recorder, deps, call);
-    else recordResult(recorder, call, 'denied', RESULT_DENIED);
+    else recordResult(recorder, call, 'denied', deniedResult(decision?.optionKey));
+  }
+  if (awaitingSubAgents(recorder)) {
+    recorder.record({ type: 'SubAgentsAwaited', batchId: batch.batchId });
+    return;
   }
   const results = recorder.current.batch?.results ?? {};
   const toolMessages = batch.toolCalls.map((call): ProviderMessage => ({
@@ -168,15 +203,28 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
     callId: call.callId,
     content: results[call.callId]?.result ?? RESULT_DENIED,
   }));
-  await continueTurn(recorder, deps, [...context.messages, ...toolMessages]);
+  await continueTurn(recorder, deps, [...context, ...toolMessages]);
 }
 
-function isRestorable(context: TurnContext | undefined): context is TurnContext {
-  return (
-    context !== undefined &&
-    Array.isArray(context.messages) &&
-    context.messages.every((m) => typeof m === 'object' && m !== null && 'role' in m)
-  );
+/** The history up to the batch's assistant message, as the model saw it; undefined if lost. */
+async function contextOf(
+  recorder: SessionRecorder,
+  batchSeq: number,
+): Promise<ProviderMessage[] | undefined> {
+  try {
+    const context = await recorder.history(batchSeq);
+    const last = context.at(-1);
+    return last?.role === 'assistant' && last.toolCalls ? context : undefined;
+  } catch (error) {
+    if (error instanceof HistoryUnrestorable) return undefined;
+    throw error;
+  }
+}
+
+/** A call whose prompt could never be shown reads so in the reply, not as a denial. */
+function deniedResult(optionKey: string | undefined): string {
+  if (optionKey === UNDELIVERABLE_OPTION_KEY) return RESULT_UNDELIVERABLE;
+  return deadlineResult(optionKey) ?? RESULT_DENIED;
 }
 
 /**
@@ -290,19 +338,29 @@ export function failTurnInFlight(recorder: SessionRecorder): boolean {
   return true;
 }
 
-/** Settles a turn a crash left in flight (S9): finish a redrive, or abandon what was running. */
+/**
+ * Settles a turn a crash (or a failed commit) left in flight: finish a redrive (S9), ask the
+ * model again when the turn was waiting on it (S17), or abandon a tool that was running.
+ */
 export async function resumeInFlight(
   recorder: SessionRecorder,
   deps: SessionDeps,
 ): Promise<boolean> {
   const { turn, batch } = recorder.current;
   if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return false;
+  const unfinished = batch?.toolCalls.some((call) => !batch.results[call.callId]) ?? false;
   const interrupted = batch?.toolCalls.some(
     (call) => batch.started.includes(call.callId) && !batch.results[call.callId],
   );
   if (turn.phase === 'Redriving' && !interrupted) {
-    // Approved, never started: simply run it now, once.
+    // Approved and never started (run it now, once), or all run and the model's answer to
+    // them outstanding.
     await redrive(recorder, deps);
+    return true;
+  }
+  if (turn.phase === 'Running' && !unfinished) {
+    // Waiting on the model, nothing half-run: the call is simply made again.
+    await continueTurn(recorder, deps);
     return true;
   }
   interruptBatch(recorder);
@@ -314,14 +372,19 @@ async function execute(
   deps: SessionDeps,
   call: ToolCall,
 ): Promise<void> {
-  const tool = deps.tools.get(call.toolName);
+  const tool = sessionTools(recorder, deps).get(call.toolName);
   if (!tool) return recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
+  if (call.toolName === DELEGATE_TOOL) {
+    const refused = startSubAgent(recorder, call, parseArguments(call.arguments));
+    if (refused !== undefined) recordResult(recorder, call, 'error', `error: ${refused}`);
+    return;
+  }
   recorder.record({ type: 'ToolExecutionStarted', callId: call.callId, toolName: call.toolName });
   await recorder.checkpoint('tool-starting');
   const args = parseArguments(call.arguments);
   try {
     if (!args) throw new ToolArgumentError('arguments are not a JSON object');
-    const outcome = await tool.run(args, { notes: recorder.current.notes });
+    const outcome = await tool.run(args, { noteCount: recorder.current.noteCount });
     recorder.record({
       type: 'ToolCallRecorded',
       callId: call.callId,
@@ -336,7 +399,7 @@ async function execute(
   }
 }
 
-function recordResult(
+export function recordResult(
   recorder: SessionRecorder,
   call: ToolCall,
   outcome: 'denied' | 'refused_by_policy' | 'unknown_tool' | 'error',
@@ -380,7 +443,7 @@ function turnSeqOf(recorder: SessionRecorder): number {
   return turn.phase === 'NoActive' ? 0 : turn.turnSeq;
 }
 
-function lastUserMessage(recorder: SessionRecorder) {
+export function lastUserMessage(recorder: SessionRecorder) {
   const turnSeq = turnSeqOf(recorder);
   const message = recorder.current.turnMessage;
   if (!message || message.seq !== turnSeq) {

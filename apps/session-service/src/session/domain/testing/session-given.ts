@@ -14,8 +14,9 @@ import {
 import { ScriptedModelClient } from '../../../model/scripted-model.client';
 import { defaultToolPolicy } from '../../../tools/tool-policy';
 import { builtInTools } from '../../../tools/tool-registry';
+import { historyOf, HISTORY_EVENT_TYPES } from '../provider-history';
 import type { SessionDeps } from '../session-deps';
-import type { JournaledEvent, SessionEvent } from '../session-event';
+import type { JournaledEvent, ProviderMessage, SessionEvent } from '../session-event';
 import { type RecordedEvent, SessionRecorder } from '../session-recorder';
 import { replay, type SessionState } from '../session-state';
 import { decideJoin, decideRecovery, decideResponse, decideUserMessage } from '../session.decider';
@@ -66,6 +67,18 @@ export class SessionGiven {
     return replay(sessionId, this.journal);
   }
 
+  /** What the model would be shown next: the journal's provider history. */
+  get history(): ProviderMessage[] {
+    return historyOf(this.journal);
+  }
+
+  /** The notes write_note stored, as the journal holds them. */
+  get notes(): string[] {
+    return this.journal.flatMap(({ event }) =>
+      event.type === 'ToolCallRecorded' && event.note !== undefined ? [event.note] : [],
+    );
+  }
+
   message(text: string, overrides: Partial<UserMessage> = {}): Promise<Decision> {
     const command = aUserMessage({ id: `msg-${this.decisions + 1}`, text, ...overrides });
     return this.decide((recorder) => decideUserMessage(recorder, command, this.deps));
@@ -98,12 +111,19 @@ export class SessionGiven {
     });
   }
 
-  private async decide(
-    decision: (recorder: SessionRecorder) => Promise<void> | void,
-  ): Promise<Decision> {
+  /** Any decision, as the store would run it (S22 drives timers through it). */
+  async decide(decision: (recorder: SessionRecorder) => Promise<void> | void): Promise<Decision> {
     this.decisions += 1;
     const now = new Date(START + this.decisions * 60_000).toISOString();
-    const recorder = new SessionRecorder(replay(sessionId, this.journal), now);
+    // The history is read as the store reads it: only its events, only up to the state.
+    const journal = [...this.journal];
+    const recorder = new SessionRecorder(
+      replay(sessionId, journal),
+      now,
+      undefined,
+      async (through) =>
+        journal.filter((e) => e.seq <= through && HISTORY_EVENT_TYPES.includes(e.event.type)),
+    );
     await decision(recorder);
     const outputs = recorder.recorded.flatMap((r) => r.outputs);
     for (const output of [...outputs, ...recorder.unjournaledOutputs]) expectOnTheWire(output);

@@ -17,13 +17,21 @@ export interface FakeToolCall {
 
 export type ScriptedChatReply =
   | { readonly content: string | null; readonly toolCalls?: readonly FakeToolCall[] }
-  | { readonly status: number; readonly body?: string }
+  | {
+      readonly status: number;
+      readonly body?: string;
+      readonly headers?: Readonly<Record<string, string>>;
+    }
+  /** Holds the request open until `gate` settles, then answers with `reply`. */
+  | { readonly gate: Promise<unknown>; readonly reply: ScriptedChatReply }
   | { readonly malformed: string }
   /** Keeps the request open and never answers: the client's timeout must end it. */
   | { readonly hang: true };
 
 export interface RecordedChatRequest {
   readonly path: string;
+  /** When it arrived (Date.now()). */
+  readonly at: number;
   readonly authorization: string | undefined;
   /** The parsed JSON body (undefined when it did not parse). */
   readonly body: ChatCompletionRequestBody | undefined;
@@ -56,6 +64,10 @@ export class OpenAiApiFake {
   private server?: Server;
   private port = 0;
   private completions = 0;
+  /** Completion requests received and not yet answered. */
+  inFlight = 0;
+  /** The most completion requests ever open at once. */
+  peakInFlight = 0;
 
   private constructor(private readonly options: OpenAiApiFakeOptions) {}
 
@@ -115,8 +127,9 @@ export class OpenAiApiFake {
     const path = (req.url ?? '').split('?')[0] ?? '';
     const authorization = req.headers.authorization;
     const body = parseJson(raw);
+    const at = Date.now();
     const record = (reply: RecordedChatRequest['reply']) =>
-      this.requests.push({ path, authorization, body, reply });
+      this.requests.push({ path, at, authorization, body, reply });
 
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       record('not_found');
@@ -130,11 +143,27 @@ export class OpenAiApiFake {
       record({ status: 400 });
       return send(res, 400, apiError('We could not parse the JSON body of your request.'));
     }
-    const reply = this.queue.shift() ?? this.fallback(body);
+    let reply = this.queue.shift() ?? this.fallback(body);
     record(reply);
+    if ('gate' in reply) {
+      this.inFlight += 1;
+      this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+      try {
+        await reply.gate;
+      } finally {
+        this.inFlight -= 1;
+      }
+      reply = reply.reply;
+    }
     if ('hang' in reply) return;
+    if ('gate' in reply) return send(res, 500, apiError('a gate inside a gate'));
     if ('status' in reply) {
-      return send(res, reply.status, reply.body ?? apiError(`scripted ${reply.status}`));
+      return send(
+        res,
+        reply.status,
+        reply.body ?? apiError(`scripted ${reply.status}`),
+        reply.headers,
+      );
     }
     if ('malformed' in reply) return send(res, 200, reply.malformed);
     this.completions += 1;
@@ -208,7 +237,12 @@ function apiError(message: string, code: string | null = null): string {
   return JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code } });
 }
 
-function send(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(body);
 }

@@ -8,7 +8,7 @@ import {
   WebClient,
   type WebClientOptions,
 } from '@slack/web-api';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../../test/support/wait-for';
 import { SlackApiFake } from './slack-api.fake';
 import { actionsOf, blocksOf, hasActions, textContent, type SlackBlock } from './slack-blocks';
 

@@ -21,7 +21,10 @@ export interface SlackApiFakeOptions {
   appId?: string;
   /** When set, any other channel answers `channel_not_found`; when omitted every channel exists. */
   channels?: readonly string[];
-  /** Seconds part of the first generated ts. */
+  /**
+   * Seconds part of the first generated ts. By default ts follow the clock, as Slack's do, so
+   * that `oldest` / `latest` windows of history reads mean what they mean on Slack.
+   */
   firstTsSeconds?: number;
   /**
    * Slack's per-method limits for the (one) workspace, enforced as a sliding window: a call
@@ -39,7 +42,6 @@ export const SLACK_FAKE_DEFAULTS = {
   botUserId: 'U0TOLLBOT',
   botId: 'B0TOLLBOT',
   appId: 'A0TOLLGATE',
-  firstTsSeconds: 1_700_000_000,
 } as const;
 
 export type SlackFault =
@@ -112,6 +114,13 @@ export interface SlackEphemeral {
 
 export type SlackFaultScope = FaultScope;
 
+/** What `SlackApiFake.snapshot` keeps. */
+export interface SlackApiFakeSnapshot {
+  readonly messages: Map<string, FakeSlackMessage>;
+  readonly ephemerals: SlackEphemeral[];
+  readonly tsSequence: number;
+}
+
 /**
  * A message someone other than the bot wrote: a person (e.g. the root of a thread the bot is
  * mentioned in), or another app when `bot_id` is given.
@@ -146,7 +155,11 @@ const MAX_TEXT = 40_000;
 const DEFAULT_PAGE = 100;
 
 export class SlackApiFake {
-  private readonly config: Required<Omit<SlackApiFakeOptions, 'channels' | 'methodLimits'>> & {
+  private readonly config: Required<
+    Omit<SlackApiFakeOptions, 'channels' | 'firstTsSeconds' | 'methodLimits'>
+  > & {
+    firstTsSeconds?: number;
+  } & {
     channels: readonly string[] | undefined;
   };
   private readonly methodLimits: NonNullable<SlackApiFakeOptions['methodLimits']>;
@@ -171,6 +184,7 @@ export class SlackApiFake {
   private latencyMs = 0;
   // Never reset: a ts handed out before reset() must not name a different message after it.
   private tsSequence = 0;
+  private lastTsMicros = 0;
 
   private readonly handlers: Record<string, Handler> = {
     'auth.test': () => this.authTest(),
@@ -245,6 +259,25 @@ export class SlackApiFake {
     this.ephemeralLog = [];
     this.faults.clear();
     this.latencyMs = 0;
+  }
+
+  /**
+   * What the workspace holds (messages, ephemeral notices, the ts sequence), for `restore` in
+   * another process: the sandbox keeps its conversations across `npm start`s. Calls, faults and
+   * latency are not part of it. Holds Maps and Dates: store it with `v8.serialize`.
+   */
+  snapshot(): SlackApiFakeSnapshot {
+    return structuredClone({
+      messages: this.store,
+      ephemerals: this.ephemeralLog,
+      tsSequence: this.tsSequence,
+    });
+  }
+
+  restore(snapshot: SlackApiFakeSnapshot): void {
+    this.store = structuredClone(snapshot.messages);
+    this.ephemeralLog = structuredClone(snapshot.ephemerals);
+    this.tsSequence = Math.max(this.tsSequence, snapshot.tsSequence);
   }
 
   /**
@@ -521,6 +554,11 @@ export class SlackApiFake {
     return { ok: true, message_ts: messageTs };
   }
 
+  /** Removes a message, as its author deleting it would; false when there was none. */
+  deleteMessage(channel: string, ts: string): boolean {
+    return this.store.delete(key(channel, ts));
+  }
+
   /** The whole thread, parent first, whichever message of it `ts` names. */
   private replies(args: SlackArgs): SlackResult {
     const channel = this.channelOf(args);
@@ -540,7 +578,9 @@ export class SlackApiFake {
         ? { thread_ts: root.ts, reply_count: replies.length, latest_reply: replies.at(-1)?.ts }
         : {}),
     };
-    const rest = replies.map((m) => ({ ...this.wire(m, withMetadata), parent_user_id: root.user }));
+    const rest = replies
+      .filter(inWindow(args))
+      .map((m) => ({ ...this.wire(m, withMetadata), parent_user_id: root.user }));
     return paginate([parent, ...rest], args);
   }
 
@@ -551,6 +591,7 @@ export class SlackApiFake {
     const withMetadata = flag(args.include_all_metadata);
     const topLevel = [...this.store.values()]
       .filter((m) => m.channel === channel && (m.thread_ts === undefined || m.thread_ts === m.ts))
+      .filter(inWindow(args))
       .sort(byTs)
       .reverse()
       .map((m) => this.wire(m, withMetadata));
@@ -585,9 +626,15 @@ export class SlackApiFake {
 
   private nextTs(): string {
     this.tsSequence += 1;
-    const micros = this.tsSequence * 100;
-    const seconds = this.config.firstTsSeconds + Math.floor(micros / 1_000_000);
-    return `${seconds}.${String(micros % 1_000_000).padStart(6, '0')}`;
+    if (this.config.firstTsSeconds !== undefined) {
+      const micros = this.tsSequence * 100;
+      const seconds = this.config.firstTsSeconds + Math.floor(micros / 1_000_000);
+      return `${seconds}.${String(micros % 1_000_000).padStart(6, '0')}`;
+    }
+    // The clock, in microseconds, never repeating: Slack's ts are unique per channel.
+    this.lastTsMicros = Math.max(this.lastTsMicros + 1, Date.now() * 1000);
+    const seconds = Math.floor(this.lastTsMicros / 1_000_000);
+    return `${seconds}.${String(this.lastTsMicros % 1_000_000).padStart(6, '0')}`;
   }
 }
 
@@ -628,6 +675,26 @@ function readMetadata(value: unknown): SlackMetadata | undefined | 'invalid' {
     return 'invalid';
   }
   return { event_type: candidate.event_type, event_payload: payload };
+}
+
+/**
+ * `oldest` / `latest` as Slack reads them: ts bounds, exclusive unless `inclusive` is set. Only
+ * the time window narrows the read; the cursor then pages within it.
+ */
+function inWindow(args: SlackArgs): (message: { ts: string }) => boolean {
+  const oldest = str(args.oldest);
+  const latest = str(args.latest);
+  const inclusive = flag(args.inclusive);
+  return (message) => {
+    const ts = Number(message.ts);
+    if (oldest !== undefined && (inclusive ? ts < Number(oldest) : ts <= Number(oldest))) {
+      return false;
+    }
+    if (latest !== undefined && (inclusive ? ts > Number(latest) : ts >= Number(latest))) {
+      return false;
+    }
+    return true;
+  };
 }
 
 function paginate(items: unknown[], args: SlackArgs): SlackResult {

@@ -16,6 +16,9 @@ import { LocalHttpServer } from './local-http-server';
  * follow-up (flags 64) is a private notice to the person whose interaction issued the token,
  * and a message in a DM channel (`POST /users/@me/channels`) is a private notice to its
  * recipient.
+ *
+ * Application commands (`PUT /applications/{app}/commands`, and `/guilds/{guild}/commands`
+ * for one server) are kept per scope and replaced as a whole, as Discord's bulk overwrite does.
  */
 
 export const DISCORD_FAKE_DEFAULTS = {
@@ -39,7 +42,8 @@ export type DiscordMethod =
   | 'createFollowup'
   | 'editOriginal'
   | 'createDm'
-  | 'getMe';
+  | 'getMe'
+  | 'overwriteCommands';
 
 export type DiscordFault =
   | { status: 500 | 502 | 503 | 504 }
@@ -62,6 +66,8 @@ export interface DiscordApiCall {
   /** The channel the call is about, when its path names one. */
   channel?: string;
   body: Record<string, unknown>;
+  /** A body that is a JSON array (a bulk command overwrite), as sent. */
+  list?: unknown[];
   at: Date;
   fault?: DiscordFault;
   /** Set on a create that repeated an enforced nonce: the id of the message it returned. */
@@ -91,16 +97,44 @@ export interface FakeDiscordMessage {
   flags: number;
   edits: number;
   created_at: Date;
+  /** Someone else's message (addUserMessage); the bot's own otherwise. */
+  authorId?: string;
 }
 
 export interface DiscordNotice {
   /** Who sees it: the interaction's user, or the DM's recipient. */
   userId: string;
   content: string;
-  via: 'ephemeral_followup' | 'dm';
+  via: 'ephemeral_followup' | 'ephemeral_response' | 'dm';
   /** The channel it shows in (the interaction's channel, or the DM channel). */
   channelId?: string;
   at: Date;
+}
+
+/** What `DiscordApiFake.snapshot` keeps. */
+export interface DiscordApiFakeSnapshot {
+  readonly messages: Map<string, FakeDiscordMessage>;
+  readonly nonces: Map<string, { messageId: string; at: number }>;
+  readonly notices: DiscordNotice[];
+  readonly originals: Map<string, { content: string; edits: number }>;
+  readonly followups: Array<{ token: string; content: string; flags: number; at: Date }>;
+  readonly interactions: Map<string, DiscordInteractionIssue>;
+  readonly dmChannels: Map<string, string>;
+  readonly idSequence: bigint;
+}
+
+/** A registered application command, as Discord answers it. */
+export interface FakeApplicationCommand {
+  id: string;
+  application_id: string;
+  guild_id?: string;
+  version: string;
+  name: string;
+  type: number;
+  description: string;
+  options?: Array<Record<string, unknown>>;
+  integration_types?: number[];
+  contexts?: number[];
 }
 
 export interface DiscordInteractionIssue {
@@ -117,6 +151,8 @@ const API_PATH = /^\/(?:([A-Za-z0-9_-]{1,64})\/)?api\/v(\d+)(\/.*)$/;
 const MAX_CONTENT = 2_000;
 const NONCE_WINDOW_MS = 5 * 60_000;
 const EPHEMERAL = 1 << 6;
+/** Chat input command and option names (Discord also allows other scripts' lower case). */
+const COMMAND_NAME = /^[-_\p{Ll}\p{N}]{1,32}$/u;
 
 export class DiscordApiFake {
   private readonly config: Required<DiscordApiFakeOptions>;
@@ -136,6 +172,8 @@ export class DiscordApiFake {
   private followups: Array<{ token: string; content: string; flags: number; at: Date }> = [];
   private interactions = new Map<string, DiscordInteractionIssue>();
   private dmChannels = new Map<string, string>();
+  /** Registered commands by scope: '' for global, else the guild id. */
+  private commandSets = new Map<string, FakeApplicationCommand[]>();
   private readonly faults = new FaultQueue<DiscordMethod, DiscordFault>();
   private latencyMs = 0;
   // Never reset: an id handed out before reset() must not name a different message after it.
@@ -195,8 +233,39 @@ export class DiscordApiFake {
     this.followups = [];
     this.interactions = new Map();
     this.dmChannels = new Map();
+    this.commandSets = new Map();
     this.faults.clear();
     this.latencyMs = 0;
+  }
+
+  /**
+   * What the guild holds (messages, notices, interaction responses, nonces, DM channels, the id
+   * sequence), for `restore` in another process: the sandbox keeps its conversations across
+   * `npm start`s. Calls, faults and latency are not part of it. Store it with `v8.serialize`.
+   */
+  snapshot(): DiscordApiFakeSnapshot {
+    return structuredClone({
+      messages: this.store,
+      nonces: this.nonces,
+      notices: this.noticeLog,
+      originals: this.originals,
+      followups: this.followups,
+      interactions: this.interactions,
+      dmChannels: this.dmChannels,
+      idSequence: this.idSequence,
+    });
+  }
+
+  restore(snapshot: DiscordApiFakeSnapshot): void {
+    const copy = structuredClone(snapshot);
+    this.store = copy.messages;
+    this.nonces = copy.nonces;
+    this.noticeLog = copy.notices;
+    this.originals = copy.originals;
+    this.followups = copy.followups;
+    this.interactions = copy.interactions;
+    this.dmChannels = copy.dmChannels;
+    if (copy.idSequence > this.idSequence) this.idSequence = copy.idSequence;
   }
 
   /**
@@ -251,10 +320,29 @@ export class DiscordApiFake {
     return structuredClone(this.noticeLog);
   }
 
+  /**
+   * An ephemeral answer to an interaction (type 4, flag 64), which the caller of the
+   * interactions endpoint saw: Discord shows it to that user alone, like a follow-up.
+   */
+  showEphemeralResponse(userId: string, content: string, channelId?: string): void {
+    this.noticeLog.push({
+      userId,
+      content,
+      via: 'ephemeral_response',
+      ...(channelId === undefined ? {} : { channelId }),
+      at: new Date(),
+    });
+  }
+
   /** What an interaction's `@original` response says now (e.g. the /ask acknowledgement). */
   original(token: string): { content: string; edits: number } | undefined {
     const found = this.originals.get(token);
     return found && { ...found };
+  }
+
+  /** The commands registered globally, or on one guild, as the last overwrite left them. */
+  commands(guildId?: string): FakeApplicationCommand[] {
+    return structuredClone(this.commandSets.get(guildId ?? '') ?? []);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -294,6 +382,7 @@ export class DiscordApiFake {
       ...(client === undefined ? {} : { client }),
       ...(channel === undefined ? {} : { channel }),
       body,
+      ...(Array.isArray(parsed) ? { list: parsed as unknown[] } : {}),
       at: new Date(),
       ...(fault ? { fault } : {}),
     };
@@ -365,6 +454,8 @@ export class DiscordApiFake {
         return this.editOriginal(params.token!, body);
       case 'createDm':
         return this.createDm(body);
+      case 'overwriteCommands':
+        return this.overwriteCommands(params.app!, params.guild, call.list);
       case 'getMe':
         return {
           status: 200,
@@ -438,17 +529,43 @@ export class DiscordApiFake {
     return { status: 200, body: this.wire(message) };
   }
 
-  /** Newest first, as Discord lists them; `limit` 1–100 (default 50), `before` a message id. */
+  /**
+   * Newest first, as Discord lists them; `limit` 1–100 (default 50), `before` or `after` a
+   * snowflake (a message's, or one made from a time). `after` gives the `limit` messages
+   * right after it — the oldest of the newer ones — still newest first.
+   */
   private listMessages(channelId: string, query: URLSearchParams): Result {
     const limit = Math.min(100, Math.max(1, Number(query.get('limit') ?? 50) || 50));
     const before = query.get('before');
-    const listed = [...this.store.values()]
+    const after = query.get('after');
+    const newestFirst = [...this.store.values()]
       .filter((m) => m.channel_id === channelId)
       .filter((m) => before === null || BigInt(m.id) < BigInt(before))
-      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1))
-      .slice(0, limit)
-      .map((m) => this.wire(m));
-    return { status: 200, body: listed };
+      .filter((m) => after === null || BigInt(m.id) > BigInt(after))
+      .sort((a, b) => (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+    const listed = after === null ? newestFirst.slice(0, limit) : newestFirst.slice(-limit);
+    return { status: 200, body: listed.map((m) => this.wire(m)) };
+  }
+
+  /** Removes a message, as its author deleting it would; false when there was none. */
+  deleteMessage(channelId: string, messageId: string): boolean {
+    return this.store.delete(key(channelId, messageId));
+  }
+
+  /** A message someone else wrote in a channel; returns its id. */
+  addUserMessage(channelId: string, authorId: string, content: string): string {
+    const id = this.nextId();
+    this.store.set(key(channelId, id), {
+      id,
+      channel_id: channelId,
+      content,
+      components: [],
+      flags: 0,
+      edits: 0,
+      created_at: new Date(),
+      authorId,
+    });
+    return id;
   }
 
   private createFollowup(token: string, body: Record<string, unknown>): Result {
@@ -519,6 +636,42 @@ export class DiscordApiFake {
   }
 
   /**
+   * Replaces the scope's commands with the list sent. Discord keeps a command's id when one
+   * of the same name and type is overwritten, so a re-run changes nothing visible.
+   */
+  private overwriteCommands(
+    app: string,
+    guild: string | undefined,
+    list: unknown[] | undefined,
+  ): Result {
+    if (app !== this.config.applicationId) {
+      return { status: 403, body: { message: 'Missing Access', code: 50001 } };
+    }
+    if (list === undefined) return invalidForm('_root', 'Must be an array of commands');
+    if (list.length > 100) return invalidForm('_root', 'Must be 100 or fewer in length.');
+    const scope = guild ?? '';
+    const before = this.commandSets.get(scope) ?? [];
+    const commands: FakeApplicationCommand[] = [];
+    for (const [index, raw] of list.entries()) {
+      const problem = commandProblem(raw);
+      if (problem) return invalidForm(String(index), problem);
+      const command = raw as Omit<FakeApplicationCommand, 'id' | 'application_id' | 'version'>;
+      const type = command.type ?? 1;
+      const kept = before.find((c) => c.name === command.name && c.type === type);
+      commands.push({
+        ...structuredClone(command),
+        type,
+        id: kept?.id ?? this.nextId(),
+        application_id: app,
+        ...(guild === undefined ? {} : { guild_id: guild }),
+        version: this.nextId(),
+      });
+    }
+    this.commandSets.set(scope, commands);
+    return { status: 200, body: commands };
+  }
+
+  /**
    * The message as Discord answers it. Discord does not store the nonce: it is echoed in the
    * create response (and the gateway's MESSAGE_CREATE) only, never when messages are read back.
    */
@@ -529,7 +682,10 @@ export class DiscordApiFake {
       type: 0,
       content: message.content,
       components: message.components,
-      author: this.author(),
+      author:
+        message.authorId === undefined
+          ? this.author()
+          : { id: message.authorId, username: `user-${message.authorId}`, bot: false },
       timestamp: message.created_at.toISOString(),
       edited_timestamp: message.edits > 0 ? new Date().toISOString() : null,
       flags: message.flags,
@@ -546,9 +702,14 @@ export class DiscordApiFake {
   }
 
   /** Snowflake-shaped, increasing. */
+  /**
+   * Snowflakes as Discord makes them: the milliseconds since 2015 above bit 22, so that
+   * `before` / `after` a snowflake of a moment select by time as they do on Discord.
+   */
   private nextId(): string {
-    this.idSequence += 1n;
-    return String(1_300_000_000_000_000_000n + this.idSequence);
+    const now = (BigInt(Date.now()) - 1_420_070_400_000n) << 22n;
+    this.idSequence = now > this.idSequence ? now : this.idSequence + 1n;
+    return String(this.idSequence);
   }
 }
 
@@ -557,6 +718,7 @@ interface Params {
   message?: string;
   app?: string;
   token?: string;
+  guild?: string;
 }
 
 function routeOf(
@@ -583,6 +745,15 @@ function routeOf(
   if (path === '/users/@me/channels' && httpMethod === 'POST')
     return { method: 'createDm', params: {} };
   if (path === '/users/@me' && httpMethod === 'GET') return { method: 'getMe', params: {} };
+  if (
+    (m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path)) &&
+    httpMethod === 'PUT'
+  ) {
+    return {
+      method: 'overwriteCommands',
+      params: { app: m[1], ...(m[2] === undefined ? {} : { guild: m[2] }) },
+    };
+  }
   return { method: 'unknown', params: {} };
 }
 
@@ -630,6 +801,43 @@ function validateComponents(rows: unknown[]): string | undefined {
       }
       if (ids.has(id)) return 'Component custom id cannot be duplicated';
       ids.add(id);
+    }
+  }
+  return undefined;
+}
+
+/** Discord's rules for a chat input command and its options (names, lengths, types). */
+function commandProblem(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'Expected a command';
+  const command = raw as Record<string, unknown>;
+  const type = command.type ?? 1;
+  if (![1, 2, 3, 4].includes(type as number)) return 'Invalid command type';
+  if (typeof command.name !== 'string' || !COMMAND_NAME.test(command.name)) {
+    return 'Command name must be 1 to 32 lower-case letters, digits, - or _';
+  }
+  const description = command.description;
+  if (
+    type === 1 &&
+    (typeof description !== 'string' || description.length < 1 || description.length > 100)
+  ) {
+    return 'Description must be 1 to 100 characters';
+  }
+  const options = command.options ?? [];
+  if (!Array.isArray(options) || options.length > 25) return 'Options must be at most 25';
+  for (const option of options as Array<Record<string, unknown>>) {
+    if (typeof option.name !== 'string' || !COMMAND_NAME.test(option.name)) {
+      return 'Option name must be 1 to 32 lower-case letters, digits, - or _';
+    }
+    if (
+      !Number.isInteger(option.type) ||
+      (option.type as number) < 1 ||
+      (option.type as number) > 11
+    ) {
+      return 'Invalid option type';
+    }
+    const text = option.description;
+    if (typeof text !== 'string' || text.length < 1 || text.length > 100) {
+      return 'Option description must be 1 to 100 characters';
     }
   }
   return undefined;

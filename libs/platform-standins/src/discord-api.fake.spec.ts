@@ -142,6 +142,47 @@ describe('DiscordApiFake through the real @discordjs/rest client', () => {
     ).rejects.toMatchObject({ code: 50027 });
   });
 
+  it('bulk-overwrites application commands, globally and per guild, keeping ids by name', async () => {
+    const ask = {
+      name: 'ask',
+      type: 1,
+      description: 'Send a message',
+      options: [{ type: 3, name: 'text', description: 'Your message', required: true }],
+    };
+    const first = (await rest.put(Routes.applicationCommands(fake.applicationId), {
+      body: [ask, { name: 'other', description: 'Another' }],
+    })) as Array<{ id: string; name: string; application_id: string }>;
+    expect(first.map((c) => c.name)).toEqual(['ask', 'other']);
+    expect(first[0]).toMatchObject({ application_id: fake.applicationId, options: ask.options });
+    // An overwrite replaces the whole list; a command of the same name keeps its id.
+    const second = (await rest.put(Routes.applicationCommands(fake.applicationId), {
+      body: [ask],
+    })) as Array<{ id: string }>;
+    expect(second.map((c) => c.id)).toEqual([first[0].id]);
+    expect(fake.commands().map((c) => c.name)).toEqual(['ask']);
+
+    await rest.put(Routes.applicationGuildCommands(fake.applicationId, fake.guildId), {
+      body: [ask],
+    });
+    expect(fake.commands(fake.guildId)).toMatchObject([{ name: 'ask', guild_id: fake.guildId }]);
+    expect(fake.callsTo('overwriteCommands')).toHaveLength(3);
+
+    await expect(
+      rest.put(Routes.applicationCommands(fake.applicationId), {
+        body: [{ ...ask, name: 'Ask Me' }],
+      }),
+    ).rejects.toMatchObject({ status: 400, code: 50035 });
+    await expect(
+      rest.put(Routes.applicationCommands('1100000000000000999'), { body: [ask] }),
+    ).rejects.toMatchObject({ status: 403, code: 50001 });
+    await expect(
+      client(fake.apiUrl, 'wrong-token').put(Routes.applicationCommands(fake.applicationId), {
+        body: [ask],
+      }),
+    ).rejects.toBeInstanceOf(DiscordAPIError);
+    expect(fake.commands().map((c) => c.name)).toEqual(['ask']);
+  });
+
   describe('faults', () => {
     it('a 5xx is an HTTPError after one request', async () => {
       fake.failNext('createMessage', { status: 503 });

@@ -109,6 +109,14 @@ export interface MattermostEphemeral {
 
 export type MattermostFaultScope = FaultScope;
 
+/** What `MattermostApiFake.snapshot` keeps. */
+export interface MattermostApiFakeSnapshot {
+  readonly posts: Map<string, FakeMattermostPost>;
+  readonly ephemerals: MattermostEphemeral[];
+  readonly memberships: Map<string, Set<string>>;
+  readonly lastCreateAt: number;
+}
+
 export interface MattermostUserPost {
   channel_id: string;
   user_id: string;
@@ -149,6 +157,7 @@ export class MattermostApiFake {
   private latencyMs = 0;
   // Never reset: a time handed out before reset() must stay ordered after it.
   private lastCreateAt = 0;
+  private editTimeLimitMs?: number;
 
   constructor(options: Partial<typeof MATTERMOST_FAKE_DEFAULTS> = {}) {
     this.config = { ...MATTERMOST_FAKE_DEFAULTS, ...options };
@@ -197,6 +206,29 @@ export class MattermostApiFake {
     this.memberships = new Map();
     this.faults.clear();
     this.latencyMs = 0;
+    this.editTimeLimitMs = undefined;
+  }
+
+  /**
+   * What the server holds (posts with their stored integrations, ephemeral posts, channel
+   * members), for `restore` in another process: the sandbox keeps its conversations across
+   * `npm start`s. Calls, faults and latency are not part of it. Store it with `v8.serialize`.
+   */
+  snapshot(): MattermostApiFakeSnapshot {
+    return structuredClone({
+      posts: this.store,
+      ephemerals: this.ephemeralLog,
+      memberships: this.memberships,
+      lastCreateAt: this.lastCreateAt,
+    });
+  }
+
+  restore(snapshot: MattermostApiFakeSnapshot): void {
+    const copy = structuredClone(snapshot);
+    this.store = copy.posts;
+    this.ephemeralLog = copy.ephemerals;
+    this.memberships = copy.memberships;
+    this.lastCreateAt = Math.max(this.lastCreateAt, copy.lastCreateAt);
   }
 
   /**
@@ -417,6 +449,13 @@ export class MattermostApiFake {
   private editPost(id: string, body: Record<string, unknown>, how: 'update' | 'patch'): Answer {
     const post = this.store.get(id);
     if (!post) return notFound();
+    if (this.editTimeLimitMs !== undefined && Date.now() - post.create_at > this.editTimeLimitMs) {
+      return error(
+        400,
+        'api.post.update_post.permissions_time_limit.app_error',
+        'Edit time limit exceeded',
+      );
+    }
     if (str(body.id) !== undefined && body.id !== id) {
       return error(400, 'api.context.invalid_body_param.app_error', 'id');
     }
@@ -436,6 +475,19 @@ export class MattermostApiFake {
     post.edits += 1;
     post.history.push({ message, props: structuredClone(props), at });
     return ok(200, wire(post));
+  }
+
+  /** Removes a post, as its author deleting it would; false when there was none. */
+  deletePost(id: string): boolean {
+    return this.store.delete(id);
+  }
+
+  /**
+   * `ServiceSettings.PostEditTimeLimit`: posts older than this can no longer be edited (400
+   * `api.post.update_post.permissions_time_limit.app_error`); unlimited when undefined.
+   */
+  setEditTimeLimitMs(ms: number | undefined): void {
+    this.editTimeLimitMs = ms;
   }
 
   private thread(id: string): Answer {

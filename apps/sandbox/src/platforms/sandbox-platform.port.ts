@@ -1,0 +1,59 @@
+import type { Platform } from '@tollgate/protocol';
+import type { PersonKey } from './sandbox-people';
+
+/** One piece of a message as the platform lays it out. */
+export type PanelPart =
+  /** The message's main text, in the platform's markup. */
+  | { readonly kind: 'text'; readonly text: string }
+  /** Small grey lines under it: Slack context blocks, "used /ask", who decided. */
+  | { readonly kind: 'context'; readonly text: string }
+  /** A coloured block: a Mattermost attachment, a Slack attachment. */
+  | { readonly kind: 'attachment'; readonly text: string; readonly color: string | undefined };
+
+export interface PanelButton {
+  readonly label: string;
+  readonly style: 'primary' | 'danger' | 'default';
+  readonly disabled: boolean;
+  /** What a click sends back to the sandbox: the platform's own reference to this button. */
+  readonly ref: string;
+}
+
+export interface PanelMessage {
+  /** Stable across edits, so the page can show that a message changed in place. */
+  readonly id: string;
+  readonly author: string;
+  readonly fromBot: boolean;
+  readonly at: number;
+  readonly parts: readonly PanelPart[];
+  readonly buttons: readonly PanelButton[];
+  readonly edits: number;
+  /** Shown only to this person ("only visible to you"). */
+  readonly privateTo?: PersonKey;
+}
+
+export interface PanelView {
+  readonly platform: Platform;
+  /** Real platform: the binding talks to it, and the page shows nothing of it. */
+  readonly real: boolean;
+  readonly messages: readonly PanelMessage[];
+}
+
+/** What the sandbox needs of one platform's stand-in: run it, talk to the binding, show it. */
+export interface SandboxPlatform {
+  readonly platform: Platform;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The binding's platform variables, given the URL where the binding will answer. */
+  bindingEnv(bindingUrl: string): Record<string, string>;
+  /** A person writes to the bot, as the platform delivers it: signed, on the same endpoint. */
+  say(bindingUrl: string, person: PersonKey, text: string): Promise<number>;
+  /** A person clicks a button shown in the panel. */
+  click(bindingUrl: string, person: PersonKey, ref: string): Promise<number>;
+  /** The conversation as `viewer` sees it: private notices of others left out. */
+  view(viewer: PersonKey): PanelView;
+  /** Changes whenever anything the panel shows may have changed. */
+  fingerprint(): string;
+  /** What to keep for the next `npm start`. */
+  snapshot(): unknown;
+  restore(snapshot: unknown): void;
+}

@@ -1,0 +1,222 @@
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import type { Platform } from '@tollgate/protocol';
+import { EmbeddedPostgresServer } from './infrastructure/embedded-postgres.server';
+import { freePort } from './infrastructure/local-ports';
+import { type NatsEndpoint, provideNats } from './infrastructure/nats-server.launcher';
+import { SandboxPageServer } from './page/sandbox-page.server';
+import { DiscordSandboxPlatform } from './platforms/discord.sandbox-platform';
+import { MattermostSandboxPlatform } from './platforms/mattermost.sandbox-platform';
+import { RealSandboxPlatform } from './platforms/real.sandbox-platform';
+import { SlackSandboxPlatform } from './platforms/slack.sandbox-platform';
+import type { SandboxPlatform } from './platforms/sandbox-platform.port';
+import { REAL_BINDING_PORTS, type SandboxConfig } from './sandbox.config';
+import {
+  type ServiceName,
+  type ServiceSpec,
+  ServiceSupervisor,
+} from './services/service-supervisor';
+
+const PLATFORMS: readonly Platform[] = ['slack', 'discord', 'mattermost'];
+const READY_WITHIN_MS = 90_000;
+const STATE_VERSION = 1;
+
+interface SavedState {
+  readonly version: number;
+  readonly platforms: Partial<Record<Platform, unknown>>;
+}
+
+/**
+ * Everything `npm start` runs, in the order it needs it — NATS, PostgreSQL, the platform
+ * stand-ins, the four services, the page — and stopped the other way round. Each step says
+ * what it did, so a newcomer can see where a start went wrong.
+ */
+export class SandboxLauncher {
+  private nats?: NatsEndpoint;
+  private postgres?: EmbeddedPostgresServer;
+  private supervisor?: ServiceSupervisor;
+  private page?: SandboxPageServer;
+  private readonly platforms = new Map<Platform, SandboxPlatform>();
+  private readonly startedAt = Date.now();
+
+  constructor(
+    private readonly config: SandboxConfig,
+    private readonly print: (line: string) => void,
+  ) {}
+
+  private progress = (line: string): void => {
+    this.print(
+      `[tollgate ${((Date.now() - this.startedAt) / 1000).toFixed(1).padStart(5)}s] ${line}`,
+    );
+  };
+
+  async start(): Promise<string> {
+    const { config } = this;
+    const logDir = join(config.dataDir, 'logs');
+    await mkdir(logDir, { recursive: true });
+    const shown = (path: string) => {
+      const near = relative(process.cwd(), path);
+      return near.startsWith('..') ? path : near || '.';
+    };
+
+    this.nats = await provideNats(
+      config.natsUrl,
+      join(config.dataDir, 'nats'),
+      join(logDir, 'nats-server.log'),
+      this.progress,
+    );
+
+    let databaseUrl = config.databaseUrl;
+    if (databaseUrl) {
+      this.progress('PostgreSQL: using DATABASE_URL');
+    } else {
+      this.postgres = await EmbeddedPostgresServer.start(
+        join(config.dataDir, 'pg'),
+        join(logDir, 'postgres.log'),
+        this.progress,
+      );
+      databaseUrl = this.postgres.url;
+      this.progress(
+        `PostgreSQL: embedded, on 127.0.0.1:${this.postgres.port}, data in ${shown(join(config.dataDir, 'pg'))}`,
+      );
+    }
+
+    const saved = await this.loadState();
+    for (const platform of PLATFORMS) {
+      const real = config.realPlatforms[platform];
+      const panel = real ? new RealSandboxPlatform(platform, real) : this.standIn(platform);
+      const kept = saved?.platforms[platform];
+      if (!real && kept !== undefined) panel.restore(kept);
+      await panel.start();
+      this.platforms.set(platform, panel);
+      this.progress(
+        real
+          ? `${platform}: real platform secrets are set, the binding talks to ${platform} itself`
+          : `${platform}: local stand-in${kept === undefined ? '' : ', conversation from the last run restored'}`,
+      );
+    }
+
+    const specs = await this.serviceSpecs(databaseUrl);
+    this.supervisor = new ServiceSupervisor(config.root, logDir, config.drainMs, specs);
+    this.progress(`starting session-service and the three bindings (logs in ${shown(logDir)})`);
+    this.supervisor.startAll();
+    const ports = new Map(specs.map((s) => [s.name, s.port]));
+    const bindingUrl = (platform: Platform) =>
+      `http://127.0.0.1:${ports.get(`${platform}-binding` as ServiceName)}`;
+    this.page = new SandboxPageServer({
+      platforms: this.platforms,
+      supervisor: this.supervisor,
+      bindingUrl,
+    });
+    const url = await this.page.listen(config.pagePort);
+    try {
+      await this.supervisor.waitUntilReady(READY_WITHIN_MS);
+      this.progress('all four services are ready');
+    } catch (error) {
+      this.progress(`${(error as Error).message}: see the page and ${shown(logDir)}`);
+    }
+    this.progress(`the sandbox page: ${url}   (Ctrl-C stops everything)`);
+    return url;
+  }
+
+  /** Services first (they drain into NATS and PostgreSQL), then what they used. */
+  async stop(): Promise<void> {
+    const started = Date.now();
+    this.progress('stopping: the services drain first');
+    await this.page?.close();
+    await this.supervisor?.stopAll();
+    await this.saveState().catch((error: unknown) =>
+      this.progress(`could not keep the conversations for the next start: ${String(error)}`),
+    );
+    await Promise.all([...this.platforms.values()].map((p) => p.stop()));
+    await this.nats?.stop();
+    await this.postgres?.stop();
+    this.progress(`stopped in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  /** A second Ctrl-C: no more waiting for drains. */
+  async killServices(): Promise<void> {
+    for (const name of [
+      'session-service',
+      'slack-binding',
+      'discord-binding',
+      'mattermost-binding',
+    ] as const) {
+      await this.supervisor?.kill(name);
+    }
+  }
+
+  private standIn(platform: Platform): SandboxPlatform {
+    switch (platform) {
+      case 'slack':
+        return new SlackSandboxPlatform();
+      case 'discord':
+        return new DiscordSandboxPlatform();
+      case 'mattermost':
+        return new MattermostSandboxPlatform();
+    }
+  }
+
+  private async serviceSpecs(databaseUrl: string): Promise<ServiceSpec[]> {
+    const { config } = this;
+    const common = (name: ServiceName) => ({
+      ...config.serviceEnv,
+      NATS_URL: this.nats!.url,
+      DATABASE_URL: databaseUrl,
+      DATABASE_SCHEMA: `${config.prefix}_${name.replace(/-/g, '_')}`,
+      TOLLGATE_SUBJECT_PREFIX: config.prefix,
+    });
+    const specs: ServiceSpec[] = [
+      {
+        name: 'session-service',
+        port: await freePort(),
+        env: { ...common('session-service'), ...config.sessionServiceEnv },
+      },
+    ];
+    for (const platform of PLATFORMS) {
+      const name = `${platform}-binding` as ServiceName;
+      const real = config.realPlatforms[platform] !== undefined;
+      const port = real ? REAL_BINDING_PORTS[platform] : await freePort();
+      const panel = this.platforms.get(platform)!;
+      specs.push({
+        name,
+        port,
+        env: { ...common(name), ...panel.bindingEnv(`http://127.0.0.1:${port}`) },
+      });
+    }
+    return specs;
+  }
+
+  private get statePath(): string {
+    return join(this.config.dataDir, 'sandbox-state.bin');
+  }
+
+  private async loadState(): Promise<SavedState | undefined> {
+    const bytes = await readFile(this.statePath).catch(() => undefined);
+    if (!bytes) return undefined;
+    try {
+      const state = deserialize(bytes) as SavedState;
+      return state.version === STATE_VERSION ? state : undefined;
+    } catch {
+      this.progress('the conversations kept by the last run could not be read; starting afresh');
+      return undefined;
+    }
+  }
+
+  /** The stand-ins' conversations (and Mattermost's action secret): owner-only. */
+  private async saveState(): Promise<void> {
+    const state: SavedState = {
+      version: STATE_VERSION,
+      platforms: Object.fromEntries(
+        [...this.platforms]
+          .filter(([, p]) => !(p instanceof RealSandboxPlatform))
+          .map(([k, p]) => [k, p.snapshot()]),
+      ),
+    };
+    const temporary = `${this.statePath}.${process.pid}`;
+    await writeFile(temporary, serialize(state), { mode: 0o600 });
+    await chmod(temporary, 0o600);
+    await rename(temporary, this.statePath);
+  }
+}

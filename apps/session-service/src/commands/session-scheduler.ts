@@ -1,0 +1,491 @@
+import { classifyDatabaseError } from '@tollgate/persistence';
+import type { Logger } from 'pino';
+import {
+  type DecideOptions,
+  type DecisionResult,
+  type InboxEntry,
+  JournalConflict,
+  PartiallyCommittedDecision,
+  SessionUnreplayable,
+  type SessionStore,
+} from '../journal/session-store';
+import type { SessionCommand } from '../session/domain/sub-agent';
+
+/** How a submitted command was settled once its message may be acked. */
+export type Submitted = 'decided' | 'queued' | 'duplicate' | 'quarantined';
+
+export interface SessionSchedulerOptions {
+  readonly store: SessionStore;
+  /** Decides one command (its whole turn, I/O included). */
+  readonly decide: (command: SessionCommand, options: DecideOptions) => Promise<DecisionResult>;
+  /** Settles a turn left in flight (a crash, a failed commit) from the journal. */
+  readonly recover: (sessionId: string, options: DecideOptions) => Promise<DecisionResult>;
+  /** Ends a turn left in flight with a notice, for a failure retrying cannot cure. */
+  readonly failInFlight: (sessionId: string, options: DecideOptions) => Promise<DecisionResult>;
+  readonly logger: Logger;
+  /** TOLLGATE_MAX_TURNS: sessions with a turn in flight at once. */
+  readonly maxTurns: number;
+  /** First retry delay after a failure; doubles up to `retryMaxMs`. */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** A queued command that can never be decided: its message is gone, so copy it aside. */
+  readonly deadLetter: (command: SessionCommand, reason: string) => Promise<void>;
+  readonly onQuarantine?: (sessionId: string, reason: string) => void;
+  readonly onTurns?: (inFlight: number) => void;
+}
+
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+  settled: boolean;
+}
+
+type Item =
+  /** Arrived while nothing ran for its session: decided at once, acked at its first commit. */
+  | {
+      readonly kind: 'direct';
+      readonly command: SessionCommand;
+      readonly submitted: Deferred<Submitted>;
+    }
+  /** Waits in `session_inbox`; `position` settles once the row is committed. */
+  | {
+      readonly kind: 'queued';
+      readonly command: SessionCommand;
+      readonly position: Promise<string | undefined>;
+    }
+  | { readonly kind: 'recover' }
+  /**
+   * S22: a prompt timer's decision, in line with the session's commands. It carries its own
+   * ledger key, so `done` settles once it was decided, found a duplicate or a quarantine.
+   */
+  | {
+      readonly kind: 'timer';
+      readonly decide: () => Promise<DecisionResult>;
+      readonly done: Deferred<void>;
+    };
+
+interface Worker {
+  readonly sessionId: string;
+  readonly queue: Item[];
+  started: boolean;
+  /** In `waiting` for a turn slot. */
+  waiting: boolean;
+}
+
+/**
+ * Decides the commands of each session one at a time, in arrival order, while any number of
+ * sessions (up to TOLLGATE_MAX_TURNS) wait on the model or a tool at once (S14, S15).
+ *
+ * A command for a session with nothing running is decided at once, and its message is acked
+ * as soon as the decision's first commit lands (before any model call). A command for a busy
+ * session is written to the session's inbox and acked; it is decided when its turn comes,
+ * from the inbox row, so a crash loses nothing and no message waits for a turn. A decision
+ * that fails after committing part of itself is recovered from the journal with a growing
+ * delay, in this process (S18); a session whose journal cannot be replayed is quarantined.
+ */
+export class SessionScheduler {
+  private readonly workers = new Map<string, Worker>();
+  private readonly waiting: Worker[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private active = 0;
+  private stopping = false;
+  private readonly logger: Logger;
+
+  constructor(private readonly options: SessionSchedulerOptions) {
+    this.logger = options.logger.child({ component: 'session-scheduler' });
+  }
+
+  /** Resolves once the command is durable (decided in part, queued, or a duplicate). */
+  submit(command: SessionCommand): Promise<Submitted> {
+    const existing = this.workers.get(command.sessionId);
+    if (!existing && this.active < this.options.maxTurns && !this.stopping) {
+      const submitted = deferred<Submitted>();
+      const worker = this.worker(command.sessionId);
+      worker.queue.push({ kind: 'direct', command, submitted });
+      this.start(worker);
+      return submitted.promise;
+    }
+    const worker = existing ?? this.worker(command.sessionId);
+    const enqueued = this.options.store.queue(command);
+    // Pushed now, in arrival order; the worker waits for the row before deciding it.
+    worker.queue.push({
+      kind: 'queued',
+      command,
+      position: enqueued.then(
+        (r) => (r.kind === 'queued' ? r.position : undefined),
+        () => undefined,
+      ),
+    });
+    this.start(worker);
+    return enqueued.then((r) => r.kind);
+  }
+
+  /** A new process: settle the turns left in flight, then decide what was queued. */
+  resume(
+    inFlight: readonly string[],
+    queued: readonly { position: string; command: SessionCommand }[],
+  ) {
+    for (const sessionId of inFlight) {
+      const worker = this.workers.get(sessionId) ?? this.worker(sessionId);
+      worker.queue.push({ kind: 'recover' });
+      this.start(worker);
+    }
+    for (const { position, command } of queued) {
+      const worker = this.workers.get(command.sessionId) ?? this.worker(command.sessionId);
+      worker.queue.push({ kind: 'queued', command, position: Promise.resolve(position) });
+      this.start(worker);
+    }
+  }
+
+  /**
+   * S22: decides a due prompt timer when the session's turn comes, ordered with its commands.
+   * Resolves once the timer is settled; rejects when it was not, so its row is tried again.
+   */
+  submitTimer(sessionId: string, decide: () => Promise<DecisionResult>): Promise<void> {
+    const done = deferred<void>();
+    if (this.stopping) {
+      done.reject(new Error('the scheduler is stopping'));
+      return done.promise;
+    }
+    const worker = this.workers.get(sessionId) ?? this.worker(sessionId);
+    worker.queue.push({ kind: 'timer', decide, done });
+    this.start(worker);
+    return done.promise;
+  }
+
+  /** Sessions with a turn being decided right now. */
+  get turnsInFlight(): number {
+    return this.active;
+  }
+
+  /** Sessions holding a worker (deciding, or waiting for a turn slot). */
+  get sessionsBusy(): number {
+    return this.workers.size;
+  }
+
+  /**
+   * Stops taking commands directly and waits up to `deadlineMs` for the turns under way. What
+   * is still running then is in flight in the journal and the next process resumes it.
+   */
+  async drain(deadlineMs: number): Promise<void> {
+    this.stopping = true;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+    await Promise.race([Promise.all([...this.running]), deadline]);
+    clearTimeout(timer);
+  }
+
+  private worker(sessionId: string): Worker {
+    const worker: Worker = { sessionId, queue: [], started: false, waiting: false };
+    this.workers.set(sessionId, worker);
+    return worker;
+  }
+
+  private start(worker: Worker): void {
+    if (worker.started) return;
+    if (this.active >= this.options.maxTurns || this.stopping) {
+      if (!worker.waiting) {
+        worker.waiting = true;
+        this.waiting.push(worker);
+      }
+      return;
+    }
+    worker.started = true;
+    this.active += 1;
+    this.options.onTurns?.(this.active);
+    const run = this.run(worker);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  private async run(worker: Worker): Promise<void> {
+    try {
+      while (worker.queue.length > 0 && !this.stopping) {
+        const item = worker.queue[0];
+        if (item) await this.process(worker, item);
+        worker.queue.shift();
+      }
+    } catch (error) {
+      // Only a stop interrupts a retry; anything else is a bug. The journal holds the truth,
+      // and the item is dropped rather than retried in a tight loop.
+      if (!this.stopping) {
+        this.logger.error({ err: error, sessionId: worker.sessionId }, 'session worker failed');
+        const dropped = worker.queue.shift();
+        if (dropped?.kind === 'timer') dropped.done.reject(error);
+      }
+    } finally {
+      worker.started = false;
+      this.active -= 1;
+      this.options.onTurns?.(this.active);
+      // Checked synchronously after the last await, so no command slips in unseen.
+      if (worker.queue.length === 0) this.workers.delete(worker.sessionId);
+      else if (!this.stopping) {
+        worker.waiting = true;
+        this.waiting.unshift(worker);
+      }
+      this.next();
+    }
+  }
+
+  private next(): void {
+    while (this.active < this.options.maxTurns && !this.stopping) {
+      const worker = this.waiting.shift();
+      if (!worker) return;
+      worker.waiting = false;
+      this.start(worker);
+    }
+  }
+
+  private async process(worker: Worker, item: Item): Promise<void> {
+    switch (item.kind) {
+      case 'direct':
+        return this.decideDirect(worker, item);
+      case 'queued':
+        return this.decideQueued(worker, item);
+      case 'recover':
+        return this.settle(worker.sessionId, 'recovery of a turn left in flight');
+      case 'timer':
+        return this.decideTimer(worker, item);
+    }
+  }
+
+  private async decideTimer(worker: Worker, item: Extract<Item, { kind: 'timer' }>): Promise<void> {
+    try {
+      await item.decide();
+      item.done.resolve();
+    } catch (error) {
+      if (error instanceof PartiallyCommittedDecision) {
+        // Its ledger row committed: the timer is spent, and its turn is recovered here.
+        item.done.resolve();
+        return this.afterPartialTimer(worker.sessionId, error);
+      }
+      if (error instanceof SessionUnreplayable) {
+        await this.quarantine(worker.sessionId, error);
+        item.done.resolve();
+        return;
+      }
+      item.done.reject(error);
+    }
+  }
+
+  private async afterPartialTimer(sessionId: string, error: PartiallyCommittedDecision) {
+    if (isTransient(error)) return this.settle(sessionId, 'a timer decision that failed part-way');
+    this.logger.error(
+      { err: error.cause, sessionId },
+      'a timer decision failed after a partial commit and cannot be retried; ending its turn',
+    );
+    try {
+      await this.options.failInFlight(sessionId, { onDispatched: this.dispatched });
+    } catch (failure) {
+      this.logger.warn({ err: failure, sessionId }, 'ending the failed turn failed too');
+      await this.settle(sessionId, 'a turn whose failure could not be recorded');
+    }
+  }
+
+  private async decideDirect(
+    worker: Worker,
+    item: Extract<Item, { kind: 'direct' }>,
+  ): Promise<void> {
+    const { command, submitted } = item;
+    try {
+      const result = await this.options.decide(command, {
+        onDurable: () => submitted.resolve('decided'),
+        onDispatched: this.dispatched,
+      });
+      submitted.resolve(result.kind);
+    } catch (error) {
+      if (!submitted.settled) {
+        // Nothing of it was committed: its message is naked (or dead-lettered) and redelivered.
+        if (error instanceof SessionUnreplayable) await this.quarantine(worker.sessionId, error);
+        submitted.reject(error);
+        return;
+      }
+      await this.afterPartialCommit(worker.sessionId, command, error);
+    }
+  }
+
+  /**
+   * A decision failed after some of it committed, so its message is acked and a redelivery
+   * would be a duplicate. A failure that may pass (the database away, a lock not granted)
+   * is recovered from the journal, retried with a growing delay (S18); one that would fail
+   * the same way again (a write PostgreSQL refuses) ends the turn with a notice and
+   * dead-letters a copy of the command for an operator (X8).
+   */
+  private async afterPartialCommit(
+    sessionId: string,
+    command: SessionCommand,
+    error: unknown,
+  ): Promise<void> {
+    const cause = error instanceof PartiallyCommittedDecision ? error.cause : error;
+    if (isTransient(cause)) {
+      this.logger.warn(
+        { err: cause, sessionId, commandId: command.id },
+        'a decision failed after a partial commit; recovering it from the journal',
+      );
+      return this.settle(sessionId, 'a decision that failed part-way');
+    }
+    this.logger.error(
+      { err: cause, sessionId, commandId: command.id },
+      'a decision failed after a partial commit and cannot be retried; ending its turn',
+    );
+    let settled = false;
+    try {
+      await this.options.failInFlight(sessionId, { onDispatched: this.dispatched });
+      settled = true;
+    } catch (failure) {
+      this.logger.warn({ err: failure, sessionId }, 'ending the failed turn failed too');
+    }
+    const why = classifyDatabaseError(cause)?.reason ?? reasonOf(cause);
+    await this.retrying(`dead-lettering ${command.id}`, () =>
+      this.options.deadLetter(
+        command,
+        `decision_failed_after_commit (${settled ? 'turn_settled' : 'turn_left_in_flight'}): ${why}`,
+      ),
+    );
+    if (!settled) await this.settle(sessionId, 'a turn whose failure could not be recorded');
+  }
+
+  private async decideQueued(
+    worker: Worker,
+    item: Extract<Item, { kind: 'queued' }>,
+  ): Promise<void> {
+    const position = await item.position;
+    // Not queued after all (a duplicate, or the insert failed and the message was naked).
+    if (position === undefined) return;
+    const { command } = item;
+    for (let attempt = 0; ; attempt += 1) {
+      let durable = false;
+      try {
+        const result = await this.options.decide(command, {
+          inboxPosition: position,
+          onDurable: () => (durable = true),
+          onDispatched: this.dispatched,
+        });
+        if (result.kind === 'quarantined') {
+          await this.retrying(`dead-lettering ${command.id}`, () =>
+            this.options.deadLetter(command, 'session_quarantined'),
+          );
+        }
+        return;
+      } catch (error) {
+        if (durable) return this.afterPartialCommit(worker.sessionId, command, error);
+        if (error instanceof SessionUnreplayable) return this.quarantine(worker.sessionId, error);
+        if (!isTransient(error)) {
+          // Its message was acked when it was queued: dead-letter the command ourselves.
+          this.logger.error(
+            { err: error, sessionId: worker.sessionId, commandId: command.id },
+            'a queued command cannot be decided; dead-lettering it',
+          );
+          await this.retrying(`dead-lettering ${command.id}`, async () => {
+            await this.options.deadLetter(command, reasonOf(error));
+            await this.options.store.dropQueued(position);
+          });
+          return;
+        }
+        await this.pause(attempt, error, worker.sessionId);
+      }
+    }
+  }
+
+  /** Recovers the session from its journal until that works, or quarantines it. */
+  private async settle(sessionId: string, why: string): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.options.recover(sessionId, { onDispatched: this.dispatched });
+        if (attempt > 0) this.logger.info({ sessionId, why }, 'session recovered');
+        return;
+      } catch (error) {
+        if (!isTransient(error)) return this.quarantine(sessionId, error);
+        await this.pause(attempt, error, sessionId);
+      }
+    }
+  }
+
+  /** Sets the session aside (S18): logged with its id, counted, its prompts expired. */
+  async quarantine(sessionId: string, error: unknown): Promise<void> {
+    const reason = reasonOf(error);
+    this.logger.error({ err: error, sessionId, reason }, 'session quarantined');
+    this.options.onQuarantine?.(sessionId, reason);
+    await this.retrying(`quarantining ${sessionId}`, async () => {
+      const { dispatched } = await this.options.store.quarantine(sessionId, reason);
+      this.dispatched(dispatched);
+    });
+  }
+
+  /**
+   * A decision queued commands for related sessions (a sub-agent's task, its result, an
+   * abandon): their rows are committed, so they are decided like any queued command.
+   */
+  private readonly dispatched = (entries: readonly InboxEntry[]): void => {
+    this.resume([], entries);
+  };
+
+  private async retrying(what: string, work: () => Promise<unknown>): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await work();
+        return;
+      } catch (error) {
+        if (this.stopping) throw error;
+        await this.pause(attempt, error, what);
+      }
+    }
+  }
+
+  private async pause(attempt: number, error: unknown, about: string): Promise<void> {
+    const delayMs = Math.min(
+      this.options.retryMaxMs,
+      this.options.retryBaseMs * 2 ** Math.min(attempt, 20),
+    );
+    this.logger.warn({ err: error, about, attempt, delayMs }, 'retrying after a failure');
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (this.stopping) throw error;
+  }
+}
+
+/**
+ * Worth retrying: the database away, a timeout, a lock not granted, a lost write race. What
+ * PostgreSQL refuses every time (classifyDatabaseError) and anything the domain threw will
+ * fail the same way again.
+ */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof JournalConflict) return true;
+  if (error instanceof PartiallyCommittedDecision) return isTransient(error.cause);
+  if (error instanceof SessionUnreplayable) return false;
+  const database = classifyDatabaseError(error);
+  if (database) return database.kind === 'transient';
+  // No SQLSTATE: the connection itself (refused, reset, terminated, timed out).
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /connection|terminat|timeout|ECONN/i.test(message);
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  const d: Deferred<T> = {
+    promise,
+    settled: false,
+    resolve: (value) => {
+      if (d.settled) return;
+      d.settled = true;
+      resolve(value);
+    },
+    reject: (error) => {
+      if (d.settled) return;
+      d.settled = true;
+      reject(error);
+    },
+  };
+  return d;
+}

@@ -1,0 +1,102 @@
+import { pendingFor } from './approval-turn';
+import {
+  DEADLINE_DENIED_KEY,
+  DEADLINE_EXPIRED_KEY,
+  DEADLINE_REASON,
+  deadlineResult,
+  type PromptTimer,
+} from './prompt-timer';
+import type { SessionDeps } from './session-deps';
+import type { SessionRecorder } from './session-recorder';
+import { redrive } from './turn-runner';
+import { TOLLGATE } from './undeliverable.decider';
+
+/**
+ * S22: a prompt's timer came due. A prompt that is no longer pending (answered, superseded,
+ * expired, or its session moved on) records nothing: a timer never outlives its prompt.
+ * `commandId` is the timer's key (promptTimerKey), so the store decides it once.
+ */
+export async function decidePromptTimer(
+  recorder: SessionRecorder,
+  timer: PromptTimer,
+  commandId: string,
+  deps: SessionDeps,
+): Promise<void> {
+  switch (timer.kind) {
+    case 'reminder':
+      return decideReminder(recorder, timer, commandId);
+    case 'deadline':
+      return decideDeadline(recorder, timer, commandId, deps);
+  }
+}
+
+/**
+ * A thread reply addressed to the requester: the mention is Tollgate's (`TextOutput.mention`),
+ * rendered by each binding as its platform's real mention; the text names only the tool. An
+ * automation prompt has no person behind it (any member may answer), so nobody is mentioned.
+ */
+export function decideReminder(
+  recorder: SessionRecorder,
+  timer: Extract<PromptTimer, { kind: 'reminder' }>,
+  commandId: string,
+): void {
+  const call = pendingCall(recorder, timer.callId);
+  if (!call) return;
+  const { request } = call;
+  recorder.record(
+    { type: 'ToolApprovalReminded', commandId, callId: timer.callId, reminder: timer.reminder },
+    [
+      {
+        type: 'TextOutput',
+        role: 'notice',
+        text: `Reminder: the request to run ${request.toolName} is still waiting for an answer.`,
+        ...(request.principal === 'user' ? { mention: request.requester } : {}),
+      },
+    ],
+  );
+}
+
+/**
+ * The deadline passed with nobody answering: the prompt ends as `Update{Expired}` ("deadline
+ * passed") and the call is settled by Tollgate as not approved, so the batch goes on. With
+ * `onDeadline: expire` the model reads `expired (deadline passed)` (nobody answered; it may
+ * ask again); with `deny` it reads `denied (deadline passed)` (take it as a no).
+ */
+export async function decideDeadline(
+  recorder: SessionRecorder,
+  timer: Extract<PromptTimer, { kind: 'deadline' }>,
+  commandId: string,
+  deps: SessionDeps,
+): Promise<void> {
+  if (!pendingCall(recorder, timer.callId)) return;
+  const optionKey = timer.onDeadline === 'deny' ? DEADLINE_DENIED_KEY : DEADLINE_EXPIRED_KEY;
+  recorder.record(
+    {
+      type: 'ToolApprovalResolved',
+      commandId,
+      callId: timer.callId,
+      optionKey,
+      label: deadlineResult(optionKey) ?? DEADLINE_REASON,
+      approved: false,
+      resolvedBy: TOLLGATE,
+    },
+    [
+      {
+        type: 'ToolInteractionUpdate',
+        callId: timer.callId,
+        status: 'Expired',
+        reason: DEADLINE_REASON,
+      },
+    ],
+  );
+  if (recorder.current.turn.phase === 'Redriving') {
+    await recorder.checkpoint('approval-resolved');
+    await redrive(recorder, deps);
+  }
+}
+
+function pendingCall(recorder: SessionRecorder, callId: string) {
+  const state = recorder.current;
+  if (state.version === 0 || !pendingFor(state.turn, callId)) return undefined;
+  return state.requested[callId];
+}

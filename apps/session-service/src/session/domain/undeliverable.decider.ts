@@ -1,0 +1,56 @@
+import type { ToolInteractionUndeliverable } from '@tollgate/protocol';
+import { pendingFor } from './approval-turn';
+import type { SessionDeps } from './session-deps';
+import type { SessionRecorder } from './session-recorder';
+import { redrive } from './turn-runner';
+import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
+
+/** Who "resolved" a call nobody could see: the service itself, named in the journal. */
+export const TOLLGATE = { id: 'tollgate', displayName: 'Tollgate' } as const;
+
+/**
+ * A binding could never show this call's prompt (PROTOCOL.md §4, `ToolInteractionUndeliverable`):
+ * the call is expired and counted as not approved, so the batch goes on instead of waiting for
+ * an answer that cannot come, and the requester is told in text. Journaled as a resolution by
+ * Tollgate with {@link UNDELIVERABLE_OPTION_KEY}, so the approval turn, recovery and the
+ * pending-approvals projection treat it exactly like any other answer. A call that is no
+ * longer pending (answered, superseded, a repeat) changes nothing.
+ */
+export async function decideUndeliverable(
+  recorder: SessionRecorder,
+  command: ToolInteractionUndeliverable,
+  deps: SessionDeps,
+): Promise<void> {
+  const state = recorder.current;
+  const call = state.requested[command.callId];
+  if (state.version === 0 || !call || !pendingFor(state.turn, command.callId)) return;
+  const { toolName } = call.request;
+  recorder.record(
+    {
+      type: 'ToolApprovalResolved',
+      commandId: command.id,
+      callId: command.callId,
+      optionKey: UNDELIVERABLE_OPTION_KEY,
+      label: RESULT_UNDELIVERABLE,
+      approved: false,
+      resolvedBy: TOLLGATE,
+    },
+    [
+      {
+        type: 'ToolInteractionUpdate',
+        callId: command.callId,
+        status: 'Expired',
+        reason: `undeliverable: ${command.reason}`,
+      },
+      {
+        type: 'TextOutput',
+        role: 'notice',
+        text: `Could not show the approval prompt for ${toolName}: ${command.reason}`,
+      },
+    ],
+  );
+  if (recorder.current.turn.phase === 'Redriving') {
+    await recorder.checkpoint('approval-resolved');
+    await redrive(recorder, deps);
+  }
+}

@@ -1,0 +1,121 @@
+import { fromJsonbValue } from '@tollgate/persistence';
+import type { DataSource } from 'typeorm';
+import { STATE_FORMAT } from '../../../session-service/src/journal/session-store';
+import type {
+  JournaledEvent,
+  SessionEvent,
+} from '../../../session-service/src/session/domain/session-event';
+import {
+  evolve,
+  initialSessionState,
+  type SessionState,
+} from '../../../session-service/src/session/domain/session-state';
+
+/** A session as the session-service would load it, and what surrounds it in its schema. */
+export interface SessionView {
+  readonly state: SessionState;
+  /** The `session_state` row the state was built on; undefined: replayed from the start. */
+  readonly stateRow: { readonly version: number; readonly updatedAt: Date } | undefined;
+  readonly events: number;
+  /** When each pending call's ToolApprovalRequested was journaled, by seq. */
+  readonly requestedAt: ReadonlyMap<number, Date>;
+  readonly quarantined: { readonly reason: string; readonly at: Date } | undefined;
+  readonly queuedCommands: number;
+  /** Whether the projection lists the session as parked (it should iff the turn waits). */
+  readonly projectedPending: readonly string[];
+}
+
+export type SessionRead =
+  | { readonly kind: 'found'; readonly view: SessionView }
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'unreplayable'; readonly error: string; readonly events: number };
+
+/**
+ * Loads the session the way the service does: its state row (of the current format) plus the
+ * events after it, folded with the service's own pure `evolve`, so what the operator sees is
+ * what the next command would be decided on.
+ */
+export async function readSession(dataSource: DataSource, sessionId: string): Promise<SessionRead> {
+  const [row] = await dataSource.query<
+    {
+      state: SessionState | null;
+      version: number | null;
+      updated_at: Date | null;
+      events: number;
+      quarantine_reason: string | null;
+      quarantined_at: Date | null;
+      queued: number;
+      pending: string[];
+      tail: { seq: number; data: SessionEvent; occurred_at: string }[];
+    }[]
+  >(
+    `SELECT s.state, s.version, s.updated_at,
+       (SELECT count(*)::int FROM session_events WHERE session_id = $1) AS events,
+       q.reason AS quarantine_reason, q.quarantined_at,
+       (SELECT count(*)::int FROM session_inbox WHERE session_id = $1) AS queued,
+       (SELECT coalesce(array_agg(call_id ORDER BY requested_seq), '{}')
+        FROM pending_approvals WHERE session_id = $1) AS pending,
+       (SELECT coalesce(json_agg(json_build_object(
+                 'seq', e.seq, 'data', e.data, 'occurred_at', e.occurred_at) ORDER BY e.seq),
+               '[]'::json)
+        FROM session_events e
+        WHERE e.session_id = $1 AND e.seq > coalesce(s.version, 0)) AS tail
+     FROM (SELECT 1) AS one
+     LEFT JOIN session_state s ON s.session_id = $1 AND s.format = $2
+     LEFT JOIN quarantined_sessions q ON q.session_id = $1`,
+    [sessionId, STATE_FORMAT],
+  );
+  if (!row || row.events === 0) return { kind: 'not_found' };
+  let state: SessionState;
+  try {
+    const base = row.state
+      ? fromJsonbValue<SessionState>(row.state)
+      : initialSessionState(sessionId);
+    state = row.tail.map(journaled).reduce(evolve, base);
+  } catch (error) {
+    return {
+      kind: 'unreplayable',
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      events: row.events,
+    };
+  }
+  const pendingSeqs = pendingSeqsOf(state);
+  const times =
+    pendingSeqs.length === 0
+      ? []
+      : await dataSource.query<{ seq: number; occurred_at: Date }[]>(
+          `SELECT seq, occurred_at FROM session_events WHERE session_id = $1 AND seq = ANY($2::int[])`,
+          [sessionId, pendingSeqs],
+        );
+  return {
+    kind: 'found',
+    view: {
+      state,
+      stateRow:
+        row.version === null || row.updated_at === null
+          ? undefined
+          : { version: row.version, updatedAt: new Date(row.updated_at) },
+      events: row.events,
+      requestedAt: new Map(times.map((t) => [t.seq, new Date(t.occurred_at)])),
+      quarantined:
+        row.quarantine_reason === null || row.quarantined_at === null
+          ? undefined
+          : { reason: row.quarantine_reason, at: new Date(row.quarantined_at) },
+      queuedCommands: row.queued,
+      projectedPending: row.pending,
+    },
+  };
+}
+
+function pendingSeqsOf(state: SessionState): number[] {
+  const turn = state.turn;
+  return 'batch' in turn && turn.batch ? turn.batch.gated.map((g) => g.requestedSeq) : [];
+}
+
+function journaled(r: { seq: number; data: SessionEvent; occurred_at: string }): JournaledEvent {
+  return {
+    seq: r.seq,
+    event: fromJsonbValue<SessionEvent>(r.data),
+    occurredAt: new Date(r.occurred_at).toISOString(),
+  };
+}

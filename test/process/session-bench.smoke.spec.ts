@@ -1,0 +1,33 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { entryPointOf } from '../support/service-process';
+
+/**
+ * (process) The session bench runs in `npm test` with tiny counts, so it cannot rot between
+ * the runs that measure. Its figures are not asserted: a shared CPU makes them noise here.
+ */
+describe('P1 bench:session smoke', () => {
+  it('P1 bench:session smoke runs every phase against the built service and prints its table', async () => {
+    entryPointOf('session-service');
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [join(__dirname, '..', '..', 'bench', 'session-service.bench.mjs'), '--smoke'],
+        { timeout: 120_000, maxBuffer: 10_000_000 },
+        (error, stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+      );
+    });
+    for (const line of [
+      /recovery: 20 refreshes published in [\d.]+ s/,
+      /click -> Resolved \(5 clicks\): p50 [\d.]+ ms, p99 [\d.]+ ms/,
+      /idle RSS holding 20 parked sessions: \d+ MB/,
+      /click -> Resolved on a \d+-event session: p50 [\d.]+ ms, p99 [\d.]+ ms; fresh session: p50 [\d.]+ ms/,
+      /10 conversations, one message each, model answering after 200 ms: [\d.]+ turns\/s, .*peak \d+ model calls at once/,
+      /20 conversations, one message each, .*peak \d+ model calls at once/,
+      /RSS with 20 turns in flight: peak \d+ MB/,
+    ]) {
+      expect(output).toMatch(line);
+    }
+  });
+});

@@ -1,0 +1,151 @@
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:net';
+import { type SandboxProcess, startSandbox } from '../support/sandbox-process';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * (process) `npm start` with nothing configured: no DATABASE_URL, no NATS_URL, no platform
+ * secret. It runs its own embedded PostgreSQL and nats-server with their data in one
+ * directory (TOLLGATE_DATA_DIR here, `.tollgate` by default), and a second start finds it.
+ */
+const PLATFORMS = ['slack', 'discord', 'mattermost'] as const;
+const DRAIN_MS = 3_000;
+/** Each service holds itself to its drain deadline plus this grace before it exits anyway. */
+const SERVICE_CLOSE_GRACE_MS = 3_000;
+
+let dataDir: string;
+let sandbox: SandboxProcess | undefined;
+
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'tollgate-npm-start-'));
+  // As root, PostgreSQL runs as the `postgres` user, which must reach its data directory.
+  chmodSync(dataDir, 0o755);
+});
+
+afterAll(async () => {
+  await sandbox?.stop('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const env = () => ({
+  TOLLGATE_DATA_DIR: dataDir,
+  TOLLGATE_DRAIN_MS: String(DRAIN_MS),
+  TOLLGATE_RETRY_BASE_MS: '50',
+  LOG_LEVEL: 'warn',
+});
+
+async function post(
+  url: string,
+  path: string,
+  body: unknown,
+): Promise<{ status?: number; error?: string }> {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return (await response.json()) as { status?: number; error?: string };
+}
+
+const panel = async (url: string, platform: string): Promise<string> =>
+  (await fetch(`${url}/panels/${platform}?as=alice`)).text();
+
+/** The id of the message holding a prompt with buttons, once it shows. */
+function promptIdIn(html: string): string | undefined {
+  const articles = html.split('<article').slice(1);
+  const prompt = articles.reverse().find((a) => a.includes('>Approve once</button>'));
+  return prompt ? /data-message-id="([^"]+)"/.exec(prompt)?.[1] : undefined;
+}
+
+function articleOf(html: string, id: string): string {
+  return html.split('<article').find((a) => a.includes(`data-message-id="${id}"`)) ?? '';
+}
+
+async function answers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Every port the run listened on: NATS, PostgreSQL, the page, the four services. */
+async function portsOf(run: SandboxProcess): Promise<number[]> {
+  const printed = run.output();
+  const nats = Number(/NATS: started .* on 127\.0\.0\.1:(\d+)/.exec(printed)?.[1]);
+  const postgres = Number(/PostgreSQL: embedded, on 127\.0\.0\.1:(\d+)/.exec(printed)?.[1]);
+  const services = [
+    ...(await (await fetch(`${run.url}/services`)).text()).matchAll(/class="port">:(\d+)/g),
+  ].map((m) => Number(m[1]));
+  expect(services).toHaveLength(4);
+  return [nats, postgres, Number(new URL(run.url).port), ...services];
+}
+
+describe('W1 — npm start, with no configuration', () => {
+  it('W1 brings up embedded PostgreSQL, its own nats-server, the services and the page; Ctrl-C stops it all within the drain deadline; a second start refreshes a pending prompt "still valid"', async () => {
+    sandbox = await startSandbox(env(), { readyWithinMs: 90_000 });
+    const first = sandbox;
+    const printed = first.output();
+    expect(printed).toMatch(/NATS: started .*nats-server -js on 127\.0\.0\.1:\d+/);
+    expect(printed).toMatch(/creating the embedded PostgreSQL database/);
+    expect(printed).toMatch(/PostgreSQL: embedded, on 127\.0\.0\.1:\d+/);
+    expect(printed).toMatch(/the sandbox page: http:\/\/127\.0\.0\.1:\d+/);
+    expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
+
+    // A pending prompt on every platform.
+    const prompts = new Map<string, string>();
+    for (const platform of PLATFORMS) {
+      const sent = await post(first.url, '/api/say', {
+        platform,
+        as: 'alice',
+        text: '!write_note {"text": "survive the night"}',
+      });
+      expect(sent).toEqual({ status: 200 });
+    }
+    for (const platform of PLATFORMS) {
+      prompts.set(
+        platform,
+        await waitFor(
+          `${platform}: the prompt`,
+          async () => promptIdIn(await panel(first.url, platform)),
+          {
+            timeoutMs: 20_000,
+          },
+        ),
+      );
+    }
+
+    // Ctrl-C.
+    const ports = await portsOf(first);
+    const stopping = Date.now();
+    const exit = await first.stop('SIGINT');
+    const tookMs = Date.now() - stopping;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(tookMs).toBeLessThan(DRAIN_MS + SERVICE_CLOSE_GRACE_MS);
+    expect(first.output()).toMatch(/stopped in \d+\.\d s/);
+    for (const port of ports) await expect(answers(port)).resolves.toBe(false);
+
+    // Again: the same data, and each pending prompt is edited in place to say it is still valid.
+    sandbox = await startSandbox(env(), { readyWithinMs: 90_000 });
+    const second = sandbox;
+    expect(second.output()).not.toMatch(/creating the embedded PostgreSQL database/);
+    expect(second.output()).toMatch(/conversation from the last run restored/);
+    for (const [platform, id] of prompts) {
+      await waitFor(
+        `${platform}: the prompt from the first run, still valid`,
+        async () => {
+          const article = articleOf(await panel(second.url, platform), id);
+          return /still valid/i.test(article) && article.includes('>Approve once</button>');
+        },
+        { timeoutMs: 30_000 },
+      );
+    }
+    expect(await second.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    sandbox = undefined;
+  });
+});

@@ -1,0 +1,316 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { type Browser, launchChromium } from '../support/chromium';
+import { TEST_DATABASE_URL, withClient } from '../support/database';
+import { connectTestNats, deleteStreams, TEST_NATS_URL } from '../support/nats';
+import { type SandboxProcess, startSandbox } from '../support/sandbox-process';
+import { uniqueToken } from '../support/unique';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * (browser) The sandbox page in Chromium: the whole product behind it (session-service, three
+ * bindings, the platform stand-ins), driven only through the page, as a newcomer would.
+ * Screenshots go to .tmp/screenshots/; with TOLLGATE_UPDATE_DOCS_IMG=1 the last one also
+ * becomes docs/img/sandbox.png, the README's picture.
+ */
+const ROOT = join(__dirname, '..', '..');
+const SHOTS = join(ROOT, '.tmp', 'screenshots');
+const PLATFORMS = ['slack', 'discord', 'mattermost'] as const;
+const SERVICES = ['session-service', 'slack-binding', 'discord-binding', 'mattermost-binding'];
+const NOTE = '!write_note {"text": "buy milk"}';
+
+let sandbox: SandboxProcess;
+let browser: Browser;
+let page: Page;
+let dataDir: string;
+const prefix = uniqueToken('sbx').slice(0, 20);
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  dataDir = mkdtempSync(join(tmpdir(), 'tollgate-sandbox-'));
+  sandbox = await startSandbox({
+    DATABASE_URL: TEST_DATABASE_URL,
+    NATS_URL: TEST_NATS_URL,
+    TOLLGATE_SUBJECT_PREFIX: prefix,
+    TOLLGATE_DATA_DIR: dataDir,
+    TOLLGATE_DRAIN_MS: '3000',
+    TOLLGATE_RETRY_BASE_MS: '50',
+    LOG_LEVEL: 'warn',
+  });
+  browser = await launchChromium();
+  page = await browser.context.newPage();
+  await page.goto(sandbox.url);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sandbox?.stop('SIGINT');
+  const nc = await connectTestNats();
+  await deleteStreams(nc, prefix);
+  await nc.close();
+  await withClient(async (client) => {
+    for (const service of SERVICES) {
+      await client.query(`DROP SCHEMA IF EXISTS "${prefix}_${service.replace(/-/g, '_')}" CASCADE`);
+    }
+  });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+}, 60_000);
+
+const panelOf = (platform: string): Locator => page.locator(`.panel[data-platform="${platform}"]`);
+
+/** The panel's text right now; empty while it is being swapped. */
+const textOf = (locator: Locator): Promise<string> =>
+  locator.innerText({ timeout: 1_000 }).catch(() => '');
+
+async function shoot(name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+async function pick(platform: string, person: 'alice' | 'bob'): Promise<void> {
+  await panelOf(platform).locator('select[name=person]').selectOption(person);
+}
+
+async function send(platform: string, text: string): Promise<void> {
+  const panel = panelOf(platform);
+  await panel.locator('textarea').fill(text);
+  await panel.getByRole('button', { name: 'Send' }).click();
+  await waitFor(`${platform}: the binding to accept the message`, async () =>
+    /answered 200/.test(await textOf(panel.locator('.last-request'))),
+  );
+}
+
+/** Sends the gated tool call and returns the id of the prompt it brings, once it has buttons. */
+async function askForPrompt(platform: string): Promise<string> {
+  const panel = panelOf(platform);
+  const before = await panel.locator('article.message').count();
+  await panel.locator('.chip', { hasText: 'write a note' }).click();
+  expect(await panel.locator('textarea').inputValue()).toBe(NOTE);
+  await send(platform, NOTE);
+  return waitFor(`${platform}: a new prompt with buttons`, async () => {
+    const prompts = panel.locator('article.message', {
+      has: page.getByRole('button', { name: 'Approve once' }),
+    });
+    if ((await panel.locator('article.message').count()) <= before) return undefined;
+    const last = prompts.last();
+    return (await last.count()) > 0
+      ? ((await last.getAttribute('data-message-id')) ?? undefined)
+      : undefined;
+  });
+}
+
+const messageById = (platform: string, id: string): Locator =>
+  panelOf(platform).locator(`article.message[data-message-id="${id}"]`);
+
+async function click(platform: string, id: string, label: string): Promise<void> {
+  await messageById(platform, id).getByRole('button', { name: label }).click();
+  await waitFor(`${platform}: the binding to accept the click`, async () =>
+    /clicked .* the binding answered 200/.test(
+      await textOf(panelOf(platform).locator('.last-request')),
+    ),
+  );
+}
+
+async function serviceState(name: string): Promise<string> {
+  return textOf(page.locator(`.service[data-service="${name}"] .state`));
+}
+
+describe('W2 — the sandbox page', () => {
+  it('W2 shows three panels, a person picker, example chips and every service with its health, on 127.0.0.1 only', async () => {
+    await expect(page.locator('.panel h2').allInnerTexts()).resolves.toEqual([
+      expect.stringContaining('Slack'),
+      expect.stringContaining('Discord'),
+      expect.stringContaining('Mattermost'),
+    ]);
+    for (const platform of PLATFORMS) {
+      const options = await panelOf(platform).locator('select[name=person] option').allInnerTexts();
+      expect(options).toEqual(['Alice', 'Bob']);
+      await expect(panelOf(platform).locator('.chip').allInnerTexts()).resolves.toContain(
+        'write a note (asks first)',
+      );
+    }
+    for (const service of SERVICES) {
+      await waitFor(
+        `${service} shown ready`,
+        async () => (await serviceState(service)) === 'ready',
+      );
+    }
+    // Bound to loopback: the machine's other addresses do not answer on the page's port.
+    const port = Number(new URL(sandbox.url).port);
+    const others = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && a.family === 'IPv4' && !a.internal)
+      .map((a) => a!.address);
+    for (const address of others) {
+      await expect(fetch(`http://${address}:${port}/`)).rejects.toThrow();
+    }
+    // Another site cannot drive it.
+    const forged = await fetch(`${sandbox.url}/api/services/session-service/kill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://evil.example' },
+      body: '{}',
+    });
+    expect(forged.status).toBe(403);
+    await shoot('w2-page');
+  });
+
+  it('W2 kill -9 takes a binding down, shown in its health, and restart brings it back', async () => {
+    const controls = page.locator('.service[data-service="slack-binding"]');
+    await controls.getByRole('button', { name: 'kill -9' }).click();
+    await waitFor(
+      'slack-binding shown killed',
+      async () => (await serviceState('slack-binding')) === 'killed',
+    );
+    await page
+      .locator('.service[data-service="slack-binding"]')
+      .getByRole('button', { name: 'restart' })
+      .click();
+    await waitFor(
+      'slack-binding shown ready again',
+      async () => (await serviceState('slack-binding')) === 'ready',
+      {
+        timeoutMs: 20_000,
+      },
+    );
+  });
+});
+
+describe.each(PLATFORMS)('the %s panel', (platform) => {
+  it(`W3 ${platform}: ask → a prompt with buttons → approve → resolved, showing who`, async () => {
+    await pick(platform, 'alice');
+    const id = await askForPrompt(platform);
+    const prompt = messageById(platform, id);
+    expect(await textOf(prompt)).toContain('buy milk');
+    await click(platform, id, 'Approve once');
+    await waitFor(`${platform}: the prompt resolved by Alice, without buttons`, async () => {
+      const text = await textOf(prompt);
+      return (
+        (await prompt.locator('button.action').count()) === 0 &&
+        /Approve once/.test(text) &&
+        /Alice|alice/.test(text)
+      );
+    });
+    await waitFor(`${platform}: the tool's result`, async () =>
+      (await textOf(panelOf(platform).locator('.conversation'))).includes('write_note: 1'),
+    );
+    // Every message was answered as the platform shows it (Discord: the interaction's answer).
+    expect(await textOf(panelOf(platform).locator('.conversation'))).not.toContain(
+      'Tollgate is thinking',
+    );
+    await shoot(`w3-${platform}`);
+  });
+
+  it(`W4 ${platform}: restart the agent → "still valid" and "restart" shown, the same buttons work after`, async () => {
+    await pick(platform, 'alice');
+    const id = await askForPrompt(platform);
+    const prompt = messageById(platform, id);
+    const starts = await serviceState('session-service');
+    expect(starts).toBe('ready');
+    await page
+      .locator('.service[data-service="session-service"]')
+      .getByRole('button', { name: 'restart' })
+      .click();
+    await waitFor(
+      `${platform}: the same prompt says it is still valid after the restart`,
+      async () => {
+        const text = await textOf(prompt);
+        return /still valid/i.test(text) && /restart/i.test(text);
+      },
+      { timeoutMs: 30_000 },
+    );
+    await shoot(`w4-${platform}-refreshed`);
+    await click(platform, id, 'Approve once');
+    await waitFor(`${platform}: the refreshed prompt resolved`, async () => {
+      const text = await textOf(prompt);
+      return (
+        (await prompt.locator('button.action').count()) === 0 &&
+        /Approve once/.test(text) &&
+        !/still valid/i.test(text)
+      );
+    });
+  });
+
+  it(`W5 ${platform}: a new message → the old prompt loses its buttons and shows "superseded"`, async () => {
+    await pick(platform, 'alice');
+    const id = await askForPrompt(platform);
+    const prompt = messageById(platform, id);
+    await send(platform, 'never mind');
+    await waitFor(
+      `${platform}: the old prompt superseded, without buttons`,
+      async () =>
+        (await prompt.locator('button.action').count()) === 0 &&
+        /superseded/i.test(await textOf(prompt)),
+    );
+    await waitFor(`${platform}: the new message answered`, async () =>
+      (await textOf(panelOf(platform).locator('.conversation'))).includes('You said: never mind'),
+    );
+    await shoot(`w5-${platform}`);
+  });
+
+  it(`W6 ${platform}: Bob clicks Alice's prompt → only Bob sees the notice, and nothing runs`, async () => {
+    await pick(platform, 'alice');
+    const id = await askForPrompt(platform);
+    const prompt = messageById(platform, id);
+    const conversation = panelOf(platform).locator('.conversation');
+    const resultsBefore = (await textOf(conversation)).split('write_note: ').length;
+
+    await pick(platform, 'bob');
+    await waitFor(`${platform}: the panel shown to Bob`, async () => (await prompt.count()) === 1);
+    await click(platform, id, 'Approve once');
+    const notice = panelOf(platform).locator('article.message.private', {
+      hasText: /only the person who asked/i,
+    });
+    await waitFor(`${platform}: a notice only Bob sees`, async () => (await notice.count()) > 0);
+    expect(await textOf(notice.last())).toMatch(/only the person who asked/i);
+    await shoot(`w6-${platform}-bob`);
+    // Nothing ran: the prompt still offers its buttons and no result was posted.
+    expect(await prompt.getByRole('button', { name: 'Approve once' }).count()).toBe(1);
+    expect((await textOf(conversation)).split('write_note: ').length).toBe(resultsBefore);
+
+    await pick(platform, 'alice');
+    await waitFor(`${platform}: the panel shown to Alice, without Bob's notice`, async () =>
+      (await notice.count()) === 0 && (await prompt.count()) === 1 ? true : undefined,
+    );
+    // Alice's buttons still work: Bob's click took nothing from her.
+    await click(platform, id, 'Deny');
+    await waitFor(
+      `${platform}: Alice's denial shown`,
+      async () =>
+        (await prompt.locator('button.action').count()) === 0 && /Deny/.test(await textOf(prompt)),
+    );
+  });
+});
+
+describe('the README picture', () => {
+  it('W2 after every scenario, the page shows all three conversations side by side', async () => {
+    const shot = join(SHOTS, 'sandbox.png');
+    // A live prompt in every panel, refreshed by a restart: the picture shows what Tollgate is for.
+    const prompts = new Map<string, string>();
+    for (const platform of PLATFORMS) {
+      await pick(platform, 'alice');
+      prompts.set(platform, await askForPrompt(platform));
+    }
+    await page
+      .locator('.service[data-service="session-service"]')
+      .getByRole('button', { name: 'restart' })
+      .click();
+    for (const [platform, id] of prompts) {
+      await waitFor(
+        `${platform}: the prompt still valid`,
+        async () => /still valid/i.test(await textOf(messageById(platform, id))),
+        { timeoutMs: 30_000 },
+      );
+    }
+    await waitFor(
+      'the session-service ready again',
+      async () => (await serviceState('session-service')) === 'ready',
+    );
+    await page.screenshot({ path: shot });
+    if (process.env.TOLLGATE_UPDATE_DOCS_IMG === '1') {
+      mkdirSync(join(ROOT, 'docs', 'img'), { recursive: true });
+      copyFileSync(shot, join(ROOT, 'docs', 'img', 'sandbox.png'));
+    }
+    expect(await page.locator('article.message').count()).toBeGreaterThan(12);
+  });
+});

@@ -1,0 +1,146 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { deriveSessionId, SESSION_SERVICE_DURABLE, streamNames } from '@tollgate/protocol';
+import { OpenAiApiFake } from '@tollgate/platform-standins';
+import { freshConversation, userMessage } from '../support/commands';
+import { ModelGate } from '../support/model-gate';
+import { advisoryLocksHeld, backendsOf } from '../support/postgres-backends';
+import { is } from '../support/nats';
+import { SessionServiceFixture } from '../support/session-service.fixture';
+import { waitFor } from '../support/wait-for';
+
+/** The first key of the session store's advisory lock (SESSION_LOCK_CLASS). */
+const SESSION_LOCK_CLASS = 0x7017;
+
+function openAiEnv(api: OpenAiApiFake, extra: Record<string, string> = {}) {
+  return {
+    MODEL_PROVIDER: 'openai',
+    OPENAI_BASE_URL: api.baseUrl,
+    MODEL: 'gpt-fake',
+    MODEL_RETRY_BASE_MS: '50',
+    ...extra,
+  };
+}
+
+const replyText = (request: { messages: readonly Record<string, unknown>[] }) =>
+  `answer to ${String(request.messages.at(-1)?.content)}`;
+
+/**
+ * (process) A turn waiting on the model holds nothing: not the JetStream message, not a
+ * database transaction or connection, not the session's lock. Turns in flight are bounded by
+ * TOLLGATE_MAX_TURNS and calls to the provider by MODEL_MAX_CONCURRENCY, nothing else.
+ */
+describe('S14 — I/O outside transactions (process)', () => {
+  let gate: ModelGate;
+  let api: OpenAiApiFake;
+  let service: SessionServiceFixture;
+
+  beforeAll(async () => {
+    gate = new ModelGate();
+    api = await OpenAiApiFake.start({
+      fallback: (request) => ({ gate: gate.closed, reply: { content: replyText(request) } }),
+    });
+    service = await SessionServiceFixture.create('s14', openAiEnv(api));
+  });
+
+  afterAll(async () => {
+    gate.open();
+    await service?.dispose();
+    await api?.stop();
+  });
+
+  it('S14 60 turns wait on the model at once, past the consumer’s 16 slots, holding no message, transaction, connection or session lock', async () => {
+    const conversations = Array.from({ length: 60 }, () => freshConversation());
+    await Promise.all(conversations.map((c, i) => service.send(userMessage(c, `question ${i}`))));
+
+    await waitFor('60 model calls outstanding at once', () => api.inFlight === 60, {
+      timeoutMs: 20_000,
+    });
+    const jsm = await jetstreamManager(service.nc);
+    const consumer = await waitFor('every command acked', async () => {
+      const info = await jsm.consumers.info(
+        streamNames(service.prefix).commands,
+        SESSION_SERVICE_DURABLE,
+      );
+      return info.num_ack_pending === 0 && info.num_pending === 0 ? info : undefined;
+    });
+    expect(consumer.num_redelivered).toBe(0);
+
+    const pid = service.process!.child.pid!;
+    for (let sample = 0; sample < 5; sample += 1) {
+      const backends = await backendsOf(pid);
+      expect(backends.length).toBeGreaterThan(0);
+      // 60 turns wait at once while the pool holds at most 40 connections: no turn holds one.
+      // The outbox relay's short claim may be caught mid-flight; no turn's transaction is.
+      expect(backends.filter((b) => b.inTransaction).length).toBeLessThanOrEqual(2);
+      expect(backends.filter((b) => b.state === 'idle in transaction')).toEqual([]);
+      expect(
+        await advisoryLocksHeld(
+          backends.map((b) => b.pid),
+          SESSION_LOCK_CLASS,
+        ),
+      ).toBe(0);
+    }
+    expect(api.inFlight).toBe(60);
+
+    gate.open();
+    for (const [i, conversation] of conversations.entries()) {
+      const sessionId = deriveSessionId(conversation);
+      const [reply] = await service.outputs.waitForOutputs('the reply', is.text('answer to'), {
+        sessionId,
+      });
+      expect(reply.text).toBe(`answer to question ${i}`);
+    }
+  });
+});
+
+describe('S14 — MODEL_MAX_CONCURRENCY and TOLLGATE_MAX_TURNS (process)', () => {
+  let gate: ModelGate;
+  let api: OpenAiApiFake;
+  let service: SessionServiceFixture;
+
+  beforeAll(async () => {
+    gate = new ModelGate();
+    api = await OpenAiApiFake.start({
+      fallback: (request) => ({ gate: gate.closed, reply: { content: replyText(request) } }),
+    });
+    service = await SessionServiceFixture.create(
+      's14limits',
+      openAiEnv(api, { MODEL_MAX_CONCURRENCY: '5', TOLLGATE_MAX_TURNS: '8' }),
+    );
+  });
+
+  afterAll(async () => {
+    gate.open();
+    await service?.dispose();
+    await api?.stop();
+  });
+
+  it('S14 at most MODEL_MAX_CONCURRENCY calls reach the provider and TOLLGATE_MAX_TURNS turns run; the rest wait queued, their messages acked', async () => {
+    const conversations = Array.from({ length: 12 }, () => freshConversation());
+    await Promise.all(conversations.map((c, i) => service.send(userMessage(c, `q${i}`))));
+
+    await waitFor('5 calls at the provider', () => api.inFlight === 5);
+    const jsm = await jetstreamManager(service.nc);
+    await waitFor('every command acked', async () => {
+      const info = await jsm.consumers.info(
+        streamNames(service.prefix).commands,
+        SESSION_SERVICE_DURABLE,
+      );
+      return info.num_ack_pending === 0 && info.num_pending === 0;
+    });
+    // The four commands past TOLLGATE_MAX_TURNS wait in the inbox, durably.
+    const metrics = await (await fetch(service.process!.url('/metrics'))).text();
+    expect(metrics).toMatch(/^tollgate_session_turns_in_flight 8$/m);
+    expect(metrics).toMatch(/^tollgate_model_calls_in_flight 5$/m);
+    expect(api.peakInFlight).toBe(5);
+
+    gate.open();
+    for (const conversation of conversations) {
+      await service.outputs.waitForOutputs('the reply', is.text('answer to'), {
+        sessionId: deriveSessionId(conversation),
+      });
+    }
+    expect(api.peakInFlight).toBe(5);
+    expect(api.completionRequests).toHaveLength(12);
+  });
+});
