@@ -51,6 +51,7 @@ const app = await NestFactory.createMicroservice(BenchModule, {
   strategy: new runtime.JetStreamTransport(host, {
     get: () => ({ pattern: 'bench.things', definition: {}, options: {} }),
     all: () => [{ pattern: 'bench.things', definition: { durable: 'bench' }, options: {} }],
+    onDeclared: () => undefined,
   }),
   logger: false,
 });
