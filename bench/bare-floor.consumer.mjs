@@ -1,7 +1,7 @@
 // The bare floor the binding is measured against: a JetStream consumer with no framework
 // that, for each output, runs one PostgreSQL transaction (lock the prompt's row, read its
-// message ref, mark it resolved), makes one HTTP call to the fake Slack API (chat.update
-// with the same payload the binding sends) and acks. At most FLOOR_CONFIG.concurrency
+// message ref, mark it resolved), makes one HTTP call to the platform stub (the same edit the
+// binding makes, with the same rendered body) and acks. At most FLOOR_CONFIG.concurrency
 // outputs are in flight, as the binding's runner holds at most maxInFlight.
 // Started by binding.bench.mjs as its own process, as a binding replica is; prints "ready"
 // once it is pulling, and stops on SIGTERM.
@@ -13,15 +13,64 @@ const { jetstream } = require('@nats-io/jetstream');
 const { Pool } = require('pg');
 
 const config = JSON.parse(process.env.FLOOR_CONFIG ?? '{}');
-const { natsUrl, stream, durable, databaseUrl, table, apiUrl, token, concurrency, text, blocks } =
+const { natsUrl, stream, durable, databaseUrl, table, platform, apiBase, token, concurrency } =
   config;
+const staticBody = config.body;
 
-const pool = new Pool({ connectionString: databaseUrl, max: concurrency });
+// A connection per output in flight (fewer in a smoke run, on a shared database server).
+const poolMax = config.poolMax ?? concurrency;
+const pool = new Pool({ connectionString: databaseUrl, max: poolMax });
+// Connected before "ready", as a binding replica's pool is before it reports ready.
+const warm = await Promise.all(Array.from({ length: poolMax }, () => pool.connect()));
+for (const client of warm) client.release();
 const nc = await connect({ servers: natsUrl, name: 'bench-floor' });
 const consumer = await jetstream(nc).consumers.get(stream, durable);
 const messages = await consumer.consume({ max_messages: concurrency });
 const decoder = new TextDecoder();
-const body = { text, blocks: JSON.stringify(blocks) };
+const slackBlocks = platform === 'slack' ? JSON.stringify(staticBody.blocks) : undefined;
+
+/** The platform's edit of one message, as the binding's SDK sends it. */
+function editRequest(channel, messageId) {
+  switch (platform) {
+    case 'slack':
+      return [
+        `${apiBase}/api/chat.update`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams({
+            channel,
+            ts: messageId,
+            text: staticBody.text,
+            blocks: slackBlocks,
+          }),
+        },
+      ];
+    case 'discord':
+      return [
+        `${apiBase}/api/v10/channels/${channel}/messages/${messageId}`,
+        {
+          method: 'PATCH',
+          headers: { authorization: `Bot ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(staticBody),
+        },
+      ];
+    case 'mattermost':
+      return [
+        `${apiBase}/api/v4/posts/${messageId}/patch`,
+        {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ id: messageId, ...staticBody }),
+        },
+      ];
+    default:
+      throw new Error(`floor: no platform ${platform}`);
+  }
+}
 
 async function handle(msg) {
   const output = JSON.parse(decoder.decode(msg.data));
@@ -44,17 +93,10 @@ async function handle(msg) {
   } finally {
     client.release();
   }
-  const response = await fetch(`${apiUrl}chat.update`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ channel: row.channel, ts: row.ts, ...body }),
-  });
-  const answer = await response.json();
-  if (!answer.ok) throw new Error(`chat.update: ${answer.error}`);
-  await msg.ackAck();
+  const response = await fetch(...editRequest(row.channel, row.ts));
+  await response.json();
+  if (!response.ok) throw new Error(`edit: HTTP ${response.status}`);
+  msg.ack();
 }
 
 let inFlight = 0;

@@ -1,22 +1,28 @@
 // Figures for a binding (README, "Figures"): end-to-end throughput, output published on
-// NATS → the fake chat API edited → the output acked, with 1 and 2 replicas of the built
-// binding at fake API latency 0 and 50 ms, next to a bare floor measured in the same run
-// (bare-floor.consumer.mjs: JetStream consume + one PostgreSQL transaction + one HTTP call to the
-// fake + ack, no framework) at the same concurrency; and chat API calls per prompt lifecycle
-// against the lifecycle's visible state changes. It reports; it asserts nothing.
+// NATS → the platform API called → the output acked, with 1 and 2 replicas of the built
+// binding at API latency 0 and 50 ms, next to a bare floor measured in the same run
+// (bare-floor.consumer.mjs: JetStream consume + one PostgreSQL transaction + one HTTP call +
+// ack, no framework) at the same concurrency; the CPU each spends per output; and chat API
+// calls per prompt lifecycle against the lifecycle's visible state changes. Both the floor
+// and the binding call the same bare stub of the platform's API (platform-api.stub.mjs), in
+// its own process, so neither pays for it and neither measures a test fake. It reports; it
+// asserts nothing about speed.
 //
-//   npm run bench:binding -- --platform slack [--count 500] [--rounds 3]
+//   npm run bench:binding -- --platform slack|discord|mattermost|all [--count 500] [--rounds 3]
+//   npm run bench:binding -- --platform all --smoke     (tiny counts: does it still run?)
+//   npm run bench:binding -- --platform slack --cpu-prof /tmp/prof   (V8 profiles of the replicas)
 //
 // Each figure is the median of `rounds` runs of `count` outputs, the floor and the binding
-// alternating so that both see the same machine.
+// alternating so that both see the same machine. The arithmetic is bench-figures.js.
 //
 // Needs what the tests need (NATS JetStream and PostgreSQL on loopback, TEST_NATS_URL and
 // TEST_DATABASE_URL as for jest) and the built dist/ (`npm run bench:binding` builds first).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -24,25 +30,33 @@ import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
+const figures = require('./bench-figures.js');
 
 const { values: args } = parseArgs({
   options: {
     platform: { type: 'string', default: 'slack' },
-    count: { type: 'string', default: '500' },
-    rounds: { type: 'string', default: '3' },
+    count: { type: 'string' },
+    rounds: { type: 'string' },
+    smoke: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
     'log-level': { type: 'string', default: 'warn' },
+    /** A directory: each binding replica writes a V8 CPU profile there when it stops. */
+    'cpu-prof': { type: 'string' },
   },
 });
-if (args.platform !== 'slack') {
-  console.error(`bench:binding: no fake API for "${args.platform}" yet; only --platform slack`);
+const PLATFORMS = ['slack', 'discord', 'mattermost'];
+const platforms = args.platform === 'all' ? PLATFORMS : [args.platform];
+if (!platforms.every((p) => PLATFORMS.includes(p))) {
+  console.error(`bench:binding: --platform must be one of ${PLATFORMS.join(', ')} or all`);
   process.exit(2);
 }
-const COUNT = Number(args.count);
-if (!Number.isInteger(COUNT) || COUNT < 50 || COUNT > 5_000) {
+const SMOKE = args.smoke;
+const COUNT = Number(args.count ?? (SMOKE ? 12 : 500));
+if (!Number.isInteger(COUNT) || COUNT < (SMOKE ? 1 : 50) || COUNT > 5_000) {
   console.error('bench:binding: --count must be a whole number from 50 to 5000');
   process.exit(2);
 }
-const ROUNDS = Number(args.rounds);
+const ROUNDS = Number(args.rounds ?? (SMOKE ? 1 : 3));
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1 || ROUNDS > 9) {
   console.error('bench:binding: --rounds must be a whole number from 1 to 9');
   process.exit(2);
@@ -57,29 +71,17 @@ for (const url of [NATS_URL, DATABASE_URL]) {
 }
 const PER_REPLICA_IN_FLIGHT = 16; // ConsumerHost's default maxInFlight
 const LATENCIES_MS = [0, 50];
-const LIFECYCLES = 50;
+const LIFECYCLES = SMOKE ? 3 : 50;
+const WARM_UP = SMOKE ? 0 : Math.min(200, COUNT);
 const RUN_DEADLINE_MS = 60_000;
-const OVERALL_DEADLINE_MS = 5 * 60_000;
+const OVERALL_DEADLINE_MS = (SMOKE ? 3 : 15) * 60_000 * platforms.length;
 
 const { connect } = require('@nats-io/transport-node');
 const { jetstream, jetstreamManager, AckPolicy, DeliverPolicy } = require('@nats-io/jetstream');
 const { Client } = require('pg');
 const protocol = require(join(root, 'dist/libs/protocol/index.js'));
-const { renderSlackPrompt } = require(
-  join(root, 'dist/apps/slack-binding/rendering/slack-prompt.renderer.js'),
-);
 
 const run = randomBytes(3).toString('hex');
-const prefix = `bench${run}`;
-const floorPrefix = `benchfloor${run}`;
-const schema = `bench_${run}`;
-const floorTable = `"${schema}".floor_prompts`;
-const subjects = new protocol.Subjects(prefix);
-const outputsStream = protocol.streamNames(prefix).outputs;
-const bindingDurable = protocol.bindingDurable('slack');
-const floorStream = protocol.streamNames(floorPrefix).outputs;
-const FLOOR_DURABLE = 'floor';
-
 const children = new Set();
 const cleanups = [];
 const overall = setTimeout(() => {
@@ -89,11 +91,6 @@ const overall = setTimeout(() => {
 
 // ---------------------------------------------------------------------------------------
 // Plumbing
-
-/** The Slack stand-in the tests use (libs/platform-standins), as `npm run build` left it in dist/. */
-async function loadSlackFake() {
-  return require(join(root, 'dist', 'libs', 'platform-standins', 'slack-api.fake.js'));
-}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -106,7 +103,7 @@ function freePort() {
   });
 }
 
-async function until(what, probe, deadlineMs = RUN_DEADLINE_MS, intervalMs = 5) {
+async function until(what, probe, deadlineMs = RUN_DEADLINE_MS, intervalMs = 10) {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     if (await probe()) return;
@@ -133,6 +130,7 @@ function startChild(label, command, env, ready) {
   const handle = {
     child,
     output: () => printed,
+    cpuMs: () => cpuMsOf(child.pid),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
@@ -144,38 +142,13 @@ function startChild(label, command, env, ready) {
       if (child.exitCode !== null) throw new Error(`${label} exited ${child.exitCode}: ${printed}`);
       return ready(handle);
     },
-    20_000,
+    30_000,
     50,
   ).then(() => handle);
 }
 
-async function startReplica(fake) {
-  const port = await freePort();
-  return startChild(
-    'a binding replica',
-    [join(root, 'dist', 'apps', 'slack-binding', 'main.js')],
-    {
-      PORT: String(port),
-      NATS_URL,
-      DATABASE_URL,
-      DATABASE_SCHEMA: schema,
-      TOLLGATE_SUBJECT_PREFIX: prefix,
-      LOG_LEVEL: args['log-level'],
-      SLACK_BOT_TOKEN: fake.botToken,
-      SLACK_SIGNING_SECRET: 'bench-signing-secret',
-      SLACK_API_URL: fake.apiUrl,
-    },
-    async () => {
-      const response = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => undefined);
-      return response?.status === 200;
-    },
-  );
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+async function cpuMsOf(pid) {
+  return figures.cpuMsFromProcStat(await readFile(`/proc/${pid}/stat`, 'utf8'));
 }
 
 async function shutdown(code) {
@@ -186,19 +159,96 @@ async function shutdown(code) {
 }
 
 // ---------------------------------------------------------------------------------------
+// The platforms: conversations, the binding's settings, the floor's edit body
+
+const SETUP = {
+  slack: {
+    service: 'slack-binding',
+    conversation: (n) => ({
+      platform: 'slack',
+      workspaceId: 'T0BENCH',
+      channelId: `CBENCH${n % 8}`,
+      threadId: `1800000000.${String(n).padStart(6, '0')}`,
+    }),
+    env: (stub) => ({
+      SLACK_BOT_TOKEN: 'xoxb-bench-token',
+      SLACK_SIGNING_SECRET: 'bench-signing-secret',
+      SLACK_API_URL: `${stub}/api/`,
+    }),
+    floorBody: (view) => {
+      const { renderSlackPrompt } = require(
+        join(root, 'dist/apps/slack-binding/rendering/slack-prompt.renderer.js'),
+      );
+      const { text, blocks } = renderSlackPrompt(view, 'a1b2c3d4e5f6a1b2c3d4e5f6');
+      return { text, blocks };
+    },
+    messageId: (n) => `1800000001.${String(n).padStart(6, '0')}`,
+  },
+  discord: {
+    service: 'discord-binding',
+    conversation: (n) => ({
+      platform: 'discord',
+      workspaceId: '1100000000000000001',
+      // A Discord thread is a channel: one per prompt, as Slack's and Mattermost's threads.
+      channelId: String(1200000000000000000n + BigInt(n)),
+      threadId: '',
+    }),
+    env: (stub) => ({
+      DISCORD_BOT_TOKEN: 'bench-bot-token',
+      DISCORD_PUBLIC_KEY: 'ab'.repeat(32),
+      DISCORD_APPLICATION_ID: '1100000000000000009',
+      DISCORD_API_URL: `${stub}/api`,
+    }),
+    floorBody: (view) => {
+      const { renderDiscordPrompt } = require(
+        join(root, 'dist/apps/discord-binding/rendering/discord-prompt.renderer.js'),
+      );
+      return renderDiscordPrompt(view, 'a1b2c3d4e5f6a1b2c3d4e5f6');
+    },
+    messageId: (n) => String(1400000000000000000n + BigInt(n)),
+  },
+  mattermost: {
+    service: 'mattermost-binding',
+    conversation: (n) => ({
+      platform: 'mattermost',
+      workspaceId: 'benchteam0000000000000000a',
+      channelId: `benchchannel${n % 8}`.padEnd(26, '0'),
+      threadId: `benchroot${n}`.padEnd(26, '0'),
+    }),
+    env: (stub) => ({
+      MATTERMOST_URL: stub,
+      MATTERMOST_TOKEN: 'bench-token',
+      MATTERMOST_ACTION_SECRET: 'bench-action-secret-0123456789abcdef',
+      MATTERMOST_COMMAND_TOKEN: 'bench-command-token',
+      MATTERMOST_PUBLIC_URL: 'http://127.0.0.1:9',
+    }),
+    floorBody: (view) => {
+      const { renderMattermostPrompt } = require(
+        join(root, 'dist/apps/mattermost-binding/rendering/mattermost-prompt.renderer.js'),
+      );
+      const post = renderMattermostPrompt(
+        view,
+        { promptRef: 'a1b2c3d4e5f6a1b2c3d4e5f6', postNonce: 'f'.repeat(32) },
+        {
+          actionUrl: 'http://127.0.0.1:9/mattermost/actions',
+          actionSecret: 'bench-action-secret-0123456789abcdef',
+        },
+      );
+      return { message: post.message, props: post.props };
+    },
+    messageId: (n) => `benchpost${n}`.padEnd(26, '0'),
+  },
+};
+
+// ---------------------------------------------------------------------------------------
 // Outputs, as the session service publishes them
 
 let promptCounter = 0;
 const options = protocol.standardOptions();
 
-function newRequest() {
+function newRequest(platform) {
   promptCounter += 1;
-  const conversation = {
-    platform: 'slack',
-    workspaceId: 'T0BENCH',
-    channelId: `CBENCH${promptCounter % 8}`,
-    threadId: `1800000000.${String(promptCounter).padStart(6, '0')}`,
-  };
+  const conversation = SETUP[platform].conversation(promptCounter);
   const sessionId = protocol.deriveSessionId(conversation);
   return {
     type: 'ToolInteractionRequest',
@@ -208,7 +258,7 @@ function newRequest() {
     conversation,
     occurredAt: new Date().toISOString(),
     seq: 5,
-    callId: 'call_1_1',
+    callId: `call_${promptCounter}_1`,
     batchId: 'batch_5',
     toolName: 'write_note',
     displayText: `Write a note: "benchmark ${promptCounter}"`,
@@ -255,16 +305,19 @@ async function publishAll(js, outputs, subjectOf) {
 // ---------------------------------------------------------------------------------------
 // Measurements
 
-async function main() {
-  const nc = await connect({ servers: NATS_URL, name: 'bench' });
-  cleanups.push(() => nc.close());
-  const js = jetstream(nc);
-  const jsm = await jetstreamManager(nc);
-  const db = new Client({ connectionString: DATABASE_URL, application_name: 'bench' });
-  await db.connect();
+async function benchPlatform(platform, { nc, js, jsm, db }) {
+  const setup = SETUP[platform];
+  const prefix = `bench${run}${platform.slice(0, 2)}`;
+  const floorPrefix = `benchfloor${run}${platform.slice(0, 2)}`;
+  const schema = `bench_${run}_${platform.slice(0, 2)}`;
+  const floorTable = `"${schema}".floor_prompts`;
+  const subjects = new protocol.Subjects(prefix);
+  const outputsStream = protocol.streamNames(prefix).outputs;
+  const bindingDurable = protocol.bindingDurable(platform);
+  const floorStream = protocol.streamNames(floorPrefix).outputs;
+  const FLOOR_DURABLE = 'floor';
   cleanups.push(async () => {
     await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await db.end();
   });
   cleanups.push(async () => {
     for (const name of Object.values(protocol.streamNames(prefix))) {
@@ -272,48 +325,88 @@ async function main() {
     }
     await jsm.streams.delete(floorStream).catch(() => false);
   });
-  const { SlackApiFake } = await loadSlackFake();
-  const fake = new SlackApiFake();
-  await fake.start();
-  cleanups.push(() => fake.stop());
-  const { rows: pg } = await db.query('SHOW server_version');
+
+  const stub = await startChild(
+    `the ${platform} API stub`,
+    [join(root, 'bench', 'platform-api.stub.mjs'), '--platform', platform],
+    {},
+    async (handle) => /listening \d+/.test(handle.output()),
+  );
+  const stubUrl = `http://127.0.0.1:${/listening (\d+)/.exec(stub.output())[1]}`;
+  const stubTally = async () => (await fetch(`${stubUrl}/__stub/tally`)).json();
+  const setLatency = (ms) => fetch(`${stubUrl}/__stub/latency/${ms}`, { method: 'PUT' });
+  const callsOf = async (client, kind) => (await stubTally()).byClient[client]?.[kind] ?? 0;
 
   const idle = async (stream, durable) => {
     const info = await jsm.consumers.info(stream, durable);
     return info.num_ack_pending === 0 && info.num_pending === 0;
   };
 
-  /** Publishes `outputs`, waits until the fake saw `count` more of `kind` and all is acked. */
-  async function timed(kind, outputs, subjectOf, stream, durable) {
-    const before = fake.tally()[kind];
+  /**
+   * Publishes `outputs`, waits until the stub answered `outputs.length` more `kind` calls of
+   * `client` and every output is acked; outputs/s and CPU ms per output of `processes`.
+   */
+  async function timed(client, kind, outputs, subjectOf, stream, durable, processes) {
+    const before = await callsOf(client, kind);
+    const cpuBefore = await Promise.all(processes.map((p) => p.cpuMs()));
     const started = performance.now();
     await publishAll(js, outputs, subjectOf);
-    await until(`${outputs.length} ${kind}`, () => fake.tally()[kind] - before >= outputs.length);
+    await until(
+      `${outputs.length} ${kind} by the ${client}`,
+      async () => (await callsOf(client, kind)) - before >= outputs.length,
+    );
     await until('every output acked', () => idle(stream, durable));
-    const seconds = (performance.now() - started) / 1000;
-    if (fake.tally()[kind] - before !== outputs.length) {
-      throw new Error(`expected ${outputs.length} ${kind}, saw ${fake.tally()[kind] - before}`);
+    const elapsed = performance.now() - started;
+    const cpuAfter = await Promise.all(processes.map((p) => p.cpuMs()));
+    const seen = (await callsOf(client, kind)) - before;
+    if (seen !== outputs.length) {
+      throw new Error(`expected ${outputs.length} ${kind} by the ${client}, saw ${seen}`);
     }
-    return outputs.length / seconds;
+    return {
+      perSecond: figures.rate(outputs.length, elapsed),
+      cpuMs: figures.cpuMsPerOutput(cpuBefore, cpuAfter, outputs.length),
+    };
   }
 
   const subjectOf = (output) => protocol.outputSubject(subjects, output);
-  /** Posts `count` prompts (timed as a by-product), then times resolving them all. */
+  const replicas = [];
+  /** Posts `count` prompts, then times resolving them all: one edit each. */
   async function bindingRun(count) {
-    const requests = Array.from({ length: count }, newRequest);
-    const posts = await timed('posts', requests, subjectOf, outputsStream, bindingDurable);
-    const edits = await timed(
-      'edits',
-      requests.map(resolvedOf),
-      subjectOf,
-      outputsStream,
-      bindingDurable,
-    );
-    return { posts, edits };
+    const requests = Array.from({ length: count }, () => newRequest(platform));
+    const bindingArgs = [subjectOf, outputsStream, bindingDurable, replicas];
+    await timed('binding', 'posts', requests, ...bindingArgs);
+    return timed('binding', 'edits', requests.map(resolvedOf), ...bindingArgs);
   }
 
-  // The floor's world: its own stream and durable, a table of prompts with their message
-  // refs, and the messages it edits already in the fake.
+  async function startReplica() {
+    const port = await freePort();
+    const replica = await startChild(
+      `a ${platform} binding replica`,
+      [
+        ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : []),
+        join(root, 'dist', 'apps', setup.service, 'main.js'),
+      ],
+      {
+        PORT: String(port),
+        NATS_URL,
+        DATABASE_URL,
+        DATABASE_SCHEMA: schema,
+        TOLLGATE_SUBJECT_PREFIX: prefix,
+        LOG_LEVEL: args['log-level'],
+        // The pacer runs on every call, with windows too short to hold anything back: the
+        // bench measures the binding's own cost, not the platforms' limits.
+        TOLLGATE_RATE_WINDOW_DIVISOR: '1000000',
+        ...setup.env(stubUrl),
+      },
+      async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => {});
+        return response?.status === 200;
+      },
+    );
+    replicas.push(replica);
+  }
+
+  // The floor's world: its own stream and durable, and a table of prompts with their refs.
   await jsm.streams.add({
     name: floorStream,
     subjects: [`${floorPrefix}.>`],
@@ -327,18 +420,15 @@ async function main() {
     ack_wait: 30_000_000_000,
     max_deliver: 1000,
   });
-  const sample = newRequest();
-  const resolvedView = renderSlackPrompt(
-    {
-      kind: 'resolved',
-      request: sample,
-      optionKey: 'approve_once',
-      label: 'Approve once',
-      resolvedBy: { id: 'U0BOB', displayName: 'Bob' },
-    },
-    'a1b2c3d4e5f6a1b2c3d4e5f6',
-  );
-  const floorSubjectOf = (output) => `${floorPrefix}.out.slack.${output.sessionId}.resolved`;
+  const sample = newRequest(platform);
+  const floorBody = setup.floorBody({
+    kind: 'resolved',
+    request: sample,
+    optionKey: 'approve_once',
+    label: 'Approve once',
+    resolvedBy: { id: 'U0BOB', displayName: 'Bob' },
+  });
+  const floorSubjectOf = (output) => `${floorPrefix}.out.${platform}.${output.sessionId}.resolved`;
   let floorSchemaReady = false;
 
   async function floorRun(count, concurrency) {
@@ -349,17 +439,11 @@ async function main() {
         status text NOT NULL, updated_at timestamptz)`);
       floorSchemaReady = true;
     }
-    const requests = Array.from({ length: count }, newRequest);
-    const refs = requests.map((r) => ({
+    const requests = Array.from({ length: count }, () => newRequest(platform));
+    const refs = requests.map((r, i) => ({
       id: `${r.sessionId}/${r.callId}`,
       channel: r.conversation.channelId,
-      ts: fake.addUserMessage({
-        channel: r.conversation.channelId,
-        thread_ts: r.conversation.threadId,
-        user: fake.identity.botUserId,
-        bot_id: fake.identity.botId,
-        text: 'seeded prompt',
-      }),
+      ts: setup.messageId(promptCounter * 10 + i),
     }));
     await db.query(
       `INSERT INTO ${floorTable} (id, channel, ts, status)
@@ -376,119 +460,170 @@ async function main() {
           durable: FLOOR_DURABLE,
           databaseUrl: DATABASE_URL,
           table: floorTable,
-          apiUrl: fake.apiUrl,
-          token: fake.botToken,
+          platform,
+          apiBase: `${stubUrl}/c/floor`,
+          token: 'bench-token',
           concurrency,
-          text: resolvedView.text,
-          blocks: resolvedView.blocks,
+          ...(SMOKE ? { poolMax: 4 } : {}),
+          body: floorBody,
         }),
       },
       async (handle) => handle.output().includes('ready'),
     );
     try {
       return await timed(
+        'floor',
         'edits',
         requests.map(resolvedOf),
         floorSubjectOf,
         floorStream,
         FLOOR_DURABLE,
+        [floor],
       );
     } finally {
       await floor.stop();
     }
   }
 
-  const replicas = [await startReplica(fake)];
-  // Warm-up: JIT, connection pools, the fake's first blocks; not counted.
-  await bindingRun(Math.min(200, COUNT));
-  await floorRun(Math.min(200, COUNT), PER_REPLICA_IN_FLIGHT);
+  await startReplica();
+  // Warm-up: JIT, connection pools; not counted.
+  if (WARM_UP > 0) {
+    await bindingRun(WARM_UP);
+    await floorRun(WARM_UP, PER_REPLICA_IN_FLIGHT);
+  }
 
-  const rows = [];
+  const cells = {};
   for (const replicaCount of [1, 2]) {
-    if (replicas.length < replicaCount) replicas.push(await startReplica(fake));
+    if (replicas.length < replicaCount) await startReplica();
     const concurrency = replicaCount * PER_REPLICA_IN_FLIGHT;
     for (const latency of LATENCIES_MS) {
-      fake.setLatencyMs(latency);
-      const floors = [];
-      const bindings = [];
+      await setLatency(latency);
+      const rounds = [];
       for (let round = 0; round < ROUNDS; round += 1) {
-        floors.push(await floorRun(COUNT, concurrency));
-        bindings.push(await bindingRun(COUNT));
+        const floor = await floorRun(COUNT, concurrency);
+        const binding = await bindingRun(COUNT);
+        rounds.push({
+          floor: floor.perSecond,
+          binding: binding.perSecond,
+          floorCpuMs: floor.cpuMs,
+          bindingCpuMs: binding.cpuMs,
+        });
       }
-      rows.push({
+      cells[`${latency}:${replicaCount}`] = {
         latency,
         replicaCount,
         concurrency,
-        floor: median(floors),
-        edits: median(bindings.map((b) => b.edits)),
-        posts: median(bindings.map((b) => b.posts)),
-      });
+        ...figures.cell(rounds),
+      };
     }
   }
-  fake.setLatencyMs(0);
+  await setLatency(0);
 
   // One prompt lifecycle shows three visible states: posted with buttons, refreshed in place
   // ("still valid"), resolved without buttons. Count every chat API call it takes.
-  const lifecycle = Array.from({ length: LIFECYCLES }, newRequest);
-  const before = fake.tally();
+  const lifecycle = Array.from({ length: LIFECYCLES }, () => newRequest(platform));
+  const before = (await stubTally()).byClient.binding;
   for (const [kind, outputs] of [
     ['posts', lifecycle],
     ['edits', lifecycle.map(refreshedOf)],
     ['edits', lifecycle.map(resolvedOf)],
   ]) {
-    await timed(kind, outputs, subjectOf, outputsStream, bindingDurable);
+    await timed('binding', kind, outputs, subjectOf, outputsStream, bindingDurable, replicas);
   }
-  const after = fake.tally();
+  const tally = await stubTally();
+  const after = tally.byClient.binding;
   const callsPerLifecycle = (after.calls - before.calls) / LIFECYCLES;
   const visiblePerLifecycle =
     (after.posts - before.posts + after.edits - before.edits) / LIFECYCLES;
 
   await Promise.all(replicas.map((replica) => replica.stop()));
-  report({ rows, callsPerLifecycle, visiblePerLifecycle, nats: nc.info?.version, pg: pg[0] });
+  await stub.stop();
+  return {
+    platform,
+    cells,
+    verdicts: figures.verdicts(cells),
+    callsPerLifecycle,
+    visiblePerLifecycle,
+    // Both measured against the one stub process: its own count of each one's edits.
+    stub: {
+      url: stubUrl,
+      floorEdits: tally.byClient.floor?.edits ?? 0,
+      bindingEdits: tally.byClient.binding?.edits ?? 0,
+    },
+  };
 }
 
-function report({ rows, callsPerLifecycle, visiblePerLifecycle, nats, pg }) {
-  const fmt = (n) => n.toFixed(0).padStart(6);
-  const ratio = (n) => `${n.toFixed(2)}×`;
+async function main() {
+  const nc = await connect({ servers: NATS_URL, name: 'bench' });
+  cleanups.push(() => nc.close());
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  const db = new Client({ connectionString: DATABASE_URL, application_name: 'bench' });
+  await db.connect();
+  cleanups.push(() => db.end());
+  const { rows: pg } = await db.query('SHOW server_version');
+  const results = [];
+  for (const platform of platforms) {
+    const result = await benchPlatform(platform, { nc, js, jsm, db });
+    report(result, { nats: nc.info?.version, pg: pg[0] });
+    results.push(result);
+  }
+  if (args.json) {
+    console.log(`BENCH_JSON ${JSON.stringify({ count: COUNT, rounds: ROUNDS, results })}`);
+  }
+}
+
+function report(result, { nats, pg }) {
+  const { platform, cells, verdicts } = result;
+  const fmt = (n, width) => n.toFixed(0).padStart(width);
+  const ms = (n, width) => n.toFixed(2).padStart(width);
+  const x = (n) => `${n.toFixed(2)}×`;
   console.log('');
   console.log(
-    `Tollgate binding benchmark — platform slack, median of ${ROUNDS} runs of ${COUNT} outputs, ` +
-      `${cpus().length} cores, node ${process.version}, nats-server ${nats}, ` +
+    `Tollgate binding benchmark — platform ${platform}, median of ${ROUNDS} runs of ${COUNT} ` +
+      `outputs${SMOKE ? ' (SMOKE: tiny counts, figures meaningless)' : ''}, ` +
+      `${cpus().length} cores, load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}, node ${process.version}, nats-server ${nats}, ` +
       `PostgreSQL ${pg.server_version}, binding LOG_LEVEL=${args['log-level']}`,
   );
   console.log(
-    'end to end: output published → fake Slack API edited → acked (outputs/s); ' +
-      `${PER_REPLICA_IN_FLIGHT} in flight per replica`,
+    'end to end: output published → bare platform stub (own process) edited → acked; ' +
+      `${PER_REPLICA_IN_FLIGHT} in flight per replica; the floor at the same total in flight`,
   );
   console.log('');
   console.log(
-    'fake latency | replicas | in flight | floor edits/s | binding edits/s | binding/floor | binding posts/s',
+    'latency | replicas | in flight | floor out/s | binding out/s | binding/floor | ' +
+      'floor CPU ms/out | binding CPU ms/out',
   );
-  for (const row of rows) {
+  for (const c of Object.values(cells)) {
     console.log(
-      `${`${row.latency} ms`.padStart(12)} | ${String(row.replicaCount).padStart(8)} | ` +
-        `${String(row.concurrency).padStart(9)} | ${fmt(row.floor).padStart(13)} | ` +
-        `${fmt(row.edits).padStart(15)} | ${ratio(row.edits / row.floor).padStart(13)} | ` +
-        `${fmt(row.posts).padStart(15)}`,
+      `${`${c.latency} ms`.padStart(7)} | ${String(c.replicaCount).padStart(8)} | ` +
+        `${String(c.concurrency).padStart(9)} | ${fmt(c.floor, 11)} | ${fmt(c.binding, 13)} | ` +
+        `${x(c.ratio).padStart(13)} | ${ms(c.floorCpuMs, 16)} | ${ms(c.bindingCpuMs, 18)}`,
     );
   }
   console.log('');
   for (const latency of LATENCIES_MS) {
-    const one = rows.find((r) => r.latency === latency && r.replicaCount === 1);
-    const two = rows.find((r) => r.latency === latency && r.replicaCount === 2);
+    const s = figures.scaling(cells[`${latency}:1`], cells[`${latency}:2`]);
     console.log(
-      `scaling at ${latency} ms: 1 → 2 replicas ${ratio(two.edits / one.edits)}` +
-        (latency === 50 ? ' (target ≥ 1.8×)' : '') +
-        `; the floor from ${one.concurrency} to ${two.concurrency} in flight on the same ` +
-        `machine: ${ratio(two.floor / one.floor)}`,
+      `scaling at ${latency} ms: binding 1 → 2 replicas ${x(s.bindingGain)}; floor 16 → 32 in ` +
+        `flight ${x(s.floorGain)}; binding gain ÷ floor gain ${x(s.gainVsFloor)}` +
+        (latency === 50 ? ` (target ≥ ${x(figures.TARGETS.scalingVsFloor)})` : ''),
     );
   }
-  const worst = Math.min(...rows.map((r) => r.edits / r.floor));
-  console.log(`binding vs floor at equal concurrency: worst ${ratio(worst)} (target ≥ 0.80×)`);
   console.log(
-    `chat API calls per prompt lifecycle: ${callsPerLifecycle.toFixed(2)} for ` +
-      `${visiblePerLifecycle.toFixed(2)} visible state changes ` +
+    `binding vs floor at equal concurrency: worst ${x(verdicts.worstRatio)} ` +
+      `(target ≥ ${x(figures.TARGETS.bindingVsFloor)})`,
+  );
+  console.log(
+    `chat API calls per prompt lifecycle: ${result.callsPerLifecycle.toFixed(2)} for ` +
+      `${result.visiblePerLifecycle.toFixed(2)} visible state changes ` +
       '(posted with buttons, refreshed in place, resolved) (target: equal)',
+  );
+  console.log(
+    `stub ${result.stub.url}: answered ${result.stub.floorEdits} floor edits and ` +
+      `${result.stub.bindingEdits} binding edits`,
   );
 }
 

@@ -14,8 +14,11 @@ const pino = require('pino');
 const { createLogger } = require('../dist/libs/service-runtime/logger.js');
 const { createSecretScrubber } = require('../dist/libs/service-runtime/secret-scrubber.js');
 
-const { values } = parseArgs({ options: { lines: { type: 'string', default: '200000' } } });
-const lines = Number(values.lines);
+const { values } = parseArgs({
+  options: { lines: { type: 'string' }, smoke: { type: 'boolean', default: false } },
+});
+// --smoke: tiny counts, so `npm test` proves the bench still runs (test/bench).
+const lines = Number(values.lines ?? (values.smoke ? 2_000 : 200_000));
 
 // What a binding's config holds: bot token, signing secrets, DB and NATS passwords.
 const secrets = [

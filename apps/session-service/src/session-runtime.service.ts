@@ -14,13 +14,15 @@ import {
 import {
   ConsumerHost,
   DatabaseClient,
+  JetStreamConsumers,
   MetricsService,
   NatsClient,
   ReadinessService,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
-import type { KeyFairness } from '@tollgate/messaging';
+import { type DeliveredMessage, type KeyFairness, TransientFailure } from '@tollgate/messaging';
+import { SESSION_COMMANDS_PATTERN } from './commands/session-commands.pattern';
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
@@ -57,6 +59,7 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 @Injectable()
 export class SessionRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private relay?: OutboxRelay;
+  private onCommand?: (message: DeliveredMessage) => Promise<void>;
   private scheduler?: SessionScheduler;
   private timers?: PromptTimerPoller;
   private recovered?: Promise<unknown>;
@@ -75,6 +78,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     private readonly database: DatabaseClient,
     private readonly nats: NatsClient,
     private readonly consumers: ConsumerHost,
+    private readonly jetstream: JetStreamConsumers,
     private readonly readiness: ReadinessService,
     private readonly metrics: MetricsService,
   ) {
@@ -170,11 +174,19 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     });
     // After recovery, so a timer due during the outage follows the refresh of its prompt.
     void recovered.then(() => this.timers?.start());
-    void this.consumers.run(
+    this.onCommand = commandMessageHandler(subjects, scheduler, this.logger);
+    // Fed to CommandsController's @EventPattern by the JetStream transport.
+    this.jetstream.declare(
+      SESSION_COMMANDS_PATTERN,
       sessionServiceConsumer(this.config.TOLLGATE_SUBJECT_PREFIX, this.config.TOLLGATE_ACK_WAIT_MS),
-      commandMessageHandler(subjects, scheduler, this.logger),
       { after: recovered, fairness: sessionFairness(subjects) },
     );
+  }
+
+  /** One command delivery, once this instance leads (the consumer runs only then). */
+  handleCommand(message: DeliveredMessage): Promise<void> {
+    if (this.onCommand === undefined) throw new TransientFailure('not_leading');
+    return this.onCommand(message);
   }
 
   private schedulerFor(

@@ -14,6 +14,7 @@ import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OpenAiChatClient } from './model/openai-chat.client';
 import { ProviderLimitedModelClient } from './model/provider-limited.model-client';
 import { ScriptedModelClient } from './model/scripted-model.client';
+import { CommandsController } from './commands/commands.controller';
 import { SessionRuntime } from './session-runtime.service';
 import type { SessionServiceConfig } from './session-service.config';
 import { TOOL_GRANTS } from './session/domain/tool-grants.port';
@@ -40,6 +41,7 @@ export class SessionServiceModule {
           migrations: MIGRATIONS,
         }),
       ],
+      controllers: [CommandsController],
       providers: [
         {
           provide: MODEL_CLIENT,

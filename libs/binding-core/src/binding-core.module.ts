@@ -27,6 +27,10 @@ import { DeliveredOutputsRepository } from './journal/delivered-outputs.reposito
 import { KnownSessionsRepository } from './journal/known-sessions.repository';
 import { PromptJournalRepository } from './journal/prompt-journal.repository';
 import { HandleOutput } from './outputs/handle-output.usecase';
+import { RateLimitPacer } from './pacing/rate-limit-pacer';
+import { OwedRefreshesRepository } from './journal/owed-refreshes.repository';
+import { OwedRefreshSweeper } from './outputs/owed-refresh.sweeper';
+import { BindingOutputsController } from './outputs/binding-outputs.controller';
 import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
 import { newReplicaId } from './replica-id';
 
@@ -75,6 +79,7 @@ export class BindingCoreModule {
     return {
       module: BindingCoreModule,
       global: true,
+      controllers: [BindingOutputsController],
       providers: [
         options.adapter,
         {
@@ -126,6 +131,8 @@ export class BindingCoreModule {
             deliveries: DeliveredOutputsRepository,
             sessions: KnownSessionsRepository,
             commands: CommandPublisher,
+            pacer: RateLimitPacer,
+            owedRefreshes: OwedRefreshesRepository,
           ) =>
             new HandleOutput({
               subjects: new Subjects(config.TOLLGATE_SUBJECT_PREFIX),
@@ -141,6 +148,8 @@ export class BindingCoreModule {
               commands,
               now: () => new Date(),
               logger: logger.child({ component: 'binding-core', replicaId }),
+              pacer,
+              owedRefreshes,
             }),
           inject: [
             SERVICE_CONFIG,
@@ -152,6 +161,50 @@ export class BindingCoreModule {
             DeliveredOutputsRepository,
             KnownSessionsRepository,
             COMMAND_PUBLISHER,
+            RateLimitPacer,
+            OwedRefreshesRepository,
+          ],
+        },
+        {
+          provide: RateLimitPacer,
+          useFactory: (config: BaseConfig) =>
+            new RateLimitPacer({ windowDivisor: config.TOLLGATE_RATE_WINDOW_DIVISOR }),
+          inject: [SERVICE_CONFIG],
+        },
+        {
+          provide: OwedRefreshesRepository,
+          useFactory: (database: DatabaseClient) =>
+            new OwedRefreshesRepository(() => database.whenReady()),
+          inject: [DatabaseClient],
+        },
+        {
+          provide: OwedRefreshSweeper,
+          useFactory: (
+            logger: Logger,
+            settings: BindingCoreSettings,
+            adapter: PlatformAdapter,
+            replicaId: string,
+            handleOutput: HandleOutput,
+            pacer: RateLimitPacer,
+            owed: OwedRefreshesRepository,
+          ) =>
+            new OwedRefreshSweeper({
+              owed,
+              handleOutput,
+              pacer,
+              adapter,
+              replicaId,
+              leaseMs: settings.leaseMs,
+              logger: logger.child({ component: 'owed-refreshes', replicaId }),
+            }),
+          inject: [
+            SERVICE_LOGGER,
+            BINDING_CORE_OPTIONS,
+            PLATFORM_ADAPTER,
+            REPLICA_ID,
+            HandleOutput,
+            RateLimitPacer,
+            OwedRefreshesRepository,
           ],
         },
         {

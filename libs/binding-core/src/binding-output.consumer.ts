@@ -1,4 +1,5 @@
 import {
+  type BeforeApplicationShutdown,
   Inject,
   Injectable,
   type OnApplicationBootstrap,
@@ -7,8 +8,8 @@ import {
 import { bindingConsumer } from '@tollgate/protocol';
 import {
   type BaseConfig,
-  ConsumerHost,
   DatabaseClient,
+  JetStreamConsumers,
   NatsClient,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
@@ -19,7 +20,8 @@ import type { BindingCoreSettings } from './binding-core.settings';
 import { pruneClearedPrompts } from './journal/cleared-prompts.housekeeping';
 import { pruneDeliveredOutputs } from './journal/delivered-outputs.housekeeping';
 import { HandleOutput } from './outputs/handle-output.usecase';
-import { outputMessageHandler } from './outputs/output.consumer';
+import { BINDING_OUTPUTS_PATTERN } from './outputs/binding-outputs.controller';
+import { OwedRefreshSweeper } from './outputs/owed-refresh.sweeper';
 import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -37,8 +39,11 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
  * delays are below the cap, so it is never less than a day (binding-retry-horizon.spec.ts).
  */
 @Injectable()
-export class BindingOutputConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+export class BindingOutputConsumer
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private housekeeping?: NodeJS.Timeout;
+  private stopping = false;
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: BaseConfig,
@@ -48,7 +53,8 @@ export class BindingOutputConsumer implements OnApplicationBootstrap, OnApplicat
     private readonly handleOutput: HandleOutput,
     private readonly database: DatabaseClient,
     private readonly nats: NatsClient,
-    private readonly consumers: ConsumerHost,
+    private readonly jetstream: JetStreamConsumers,
+    private readonly owedRefreshes: OwedRefreshSweeper,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -60,6 +66,7 @@ export class BindingOutputConsumer implements OnApplicationBootstrap, OnApplicat
     }
     const ready = Promise.all([this.database.whenReady(), this.nats.whenReady()]);
     void ready.then(([dataSource]) => {
+      if (!this.stopping) this.owedRefreshes.start();
       this.housekeeping = setInterval(() => {
         const maxAgeDays = this.config.TOLLGATE_OUT_MAX_AGE_DAYS;
         Promise.all([
@@ -72,20 +79,34 @@ export class BindingOutputConsumer implements OnApplicationBootstrap, OnApplicat
       }, HOUSEKEEPING_INTERVAL_MS);
       this.housekeeping.unref();
     });
-    void this.consumers.run(
+    // Fed to BindingOutputsController's @EventPattern by the JetStream transport.
+    this.jetstream.declare(
+      BINDING_OUTPUTS_PATTERN,
       bindingConsumer(
         this.config.TOLLGATE_SUBJECT_PREFIX,
         platform,
         this.config.TOLLGATE_ACK_WAIT_MS,
       ),
-      outputMessageHandler(this.handleOutput, this.logger.child({ component: 'outputs' })),
       {
         after: ready,
+        // Redelivered outputs are dropped by their seq or delivery id: a lost ack costs a
+        // cheap redelivery, a confirmed one a request/reply per output.
+        confirmAcks: false,
+        // A restart's refreshes are set aside as they arrive, without a handler slot.
+        triage: (subject, data) => this.handleOutput.triage(subject, data),
+        // The next pull is under way while the handlers still run (issue 12, P4).
+        maxHeld: 4 * (this.settings.maxInFlight ?? 16),
         ...(this.settings.maxInFlight === undefined
           ? {}
           : { maxInFlight: this.settings.maxInFlight }),
       },
     );
+  }
+
+  /** Before the consumer drains: a refresh being shown finishes, no new one starts. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    await this.owedRefreshes.stop();
   }
 
   onApplicationShutdown(): void {

@@ -17,10 +17,17 @@ export * from './journal/delivered-outputs.housekeeping';
 export * from './journal/cleared-prompts.housekeeping';
 export * from './journal/known-sessions.port';
 export * from './journal/known-sessions.repository';
+export * from './journal/owed-refreshes.port';
+export * from './journal/owed-refreshes.repository';
+export * from './journal/owed-refreshes.migration';
 
 export * from './outputs/effect-failure';
 export * from './outputs/handle-output.usecase';
 export * from './outputs/output.consumer';
+export * from './outputs/owed-refresh.sweeper';
+export * from './outputs/binding-outputs.controller';
+export * from './pacing/rate-limit-pacer';
+export * from './pacing/output-priority';
 
 export * from './inbound/command-publisher.port';
 export * from './inbound/jetstream-command.publisher';

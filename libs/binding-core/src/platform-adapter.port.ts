@@ -5,6 +5,7 @@ import type {
   TextRole,
   ToolInteractionRequest,
 } from '@tollgate/protocol';
+import type { RateBucket } from './pacing/rate-limit-pacer';
 
 /**
  * Where a posted message lives on its platform. Slack: channel + ts; Discord: channel +
@@ -58,6 +59,14 @@ export interface PromptTarget {
    * others ignore it. Absent only where nothing is posted or edited.
    */
   readonly postNonce?: string;
+}
+
+/** A call the core is about to make, for pacing: which buckets it draws on. */
+export interface PacedCall {
+  readonly effect: 'post_prompt' | 'edit_prompt' | 'send_notice' | 'post_text';
+  readonly conversation: Conversation;
+  /** The message an edit changes. */
+  readonly ref?: MessageRef;
 }
 
 /** How the core should treat a failed platform call. */
@@ -116,6 +125,11 @@ export interface PlatformAdapter {
    */
   findPostedText?(conversation: Conversation, outputId: string): Promise<MessageRef | undefined>;
   classifyFailure(error: unknown): PlatformFailure;
+  /**
+   * The platform's rate-limit buckets a call draws on, so the core paces calls before the
+   * platform refuses them. None: the call is not paced.
+   */
+  rateBuckets?(call: PacedCall): readonly RateBucket[];
 }
 
 export const PLATFORM_ADAPTER = Symbol('PLATFORM_ADAPTER');

@@ -12,6 +12,13 @@ export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
 export type ConsumerOutcome = 'acked' | 'naked' | 'deferred' | 'dead_lettered';
 
 /**
+ * What triage decided for a message as it arrived: set it aside for `deferMs` (nak with that
+ * delay), or `absorbed` — taken over by work that acks the message once it resolves (and
+ * naks it if it rejects), without a handler slot.
+ */
+export type TriageVerdict = { readonly deferMs: number } | { readonly absorbed: Promise<void> };
+
+/**
  * Fairness between the keys (e.g. sessions) of one durable. JetStream hands messages out in
  * stream order and counts every delivered, unsettled one against max_ack_pending, so without
  * this one key's backlog (a flood into one chat thread, whose commands run one at a time
@@ -69,6 +76,23 @@ export interface ConsumerRunnerOptions {
   progressCheckMs?: number;
   /** Off by default: every message may run as soon as a handler slot is free. */
   fairness?: KeyFairness;
+  /**
+   * Wait for the server to confirm each ack (default), so an ack lost in a disconnect is
+   * logged. A consumer whose handler is idempotent (a redelivery is recognised and dropped)
+   * may turn it off and save a request/reply per message.
+   */
+  confirmAcks?: boolean;
+  /**
+   * Looked at as each message arrives, before it takes a handler slot (undefined: handle it as
+   * usual), e.g. for work the platform has no room for yet. Not asked on the last allowed
+   * delivery, nor must it throw for what the handler would refuse: that is the handler's.
+   */
+  triage?: (subject: string, data: Uint8Array) => TriageVerdict | undefined;
+  /**
+   * Messages held at once, running or queued for a slot (at least maxInFlight, the default):
+   * the next pull is under way while handlers still run.
+   */
+  maxHeld?: number;
   /** Called once per settled message, e.g. to count outcomes in Prometheus. */
   onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
   /**
@@ -118,6 +142,8 @@ export class ConsumerRunner {
   private state: RunnerState = 'idle';
   /** Every message held: running, or queued until its key may run. */
   private readonly inFlight = new Set<InFlight>();
+  /** Messages triage handed to other work, until it acks them; drain waits for them too. */
+  private readonly absorbed = new Set<Promise<void>>();
   private readonly queued: InFlight[] = [];
   private running = 0;
   private readonly runningByKey = new Map<string, number>();
@@ -251,7 +277,10 @@ export class ConsumerRunner {
     const deadline = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, deadlineMs);
     });
-    await Promise.race([Promise.all([...this.inFlight].map((entry) => entry.done)), deadline]);
+    await Promise.race([
+      Promise.all([...[...this.inFlight].map((entry) => entry.done), ...this.absorbed]),
+      deadline,
+    ]);
     clearTimeout(timer);
     const abandoned = [...this.inFlight].filter((entry) => !entry.settling);
     for (const entry of abandoned) {
@@ -325,7 +354,10 @@ export class ConsumerRunner {
   }
 
   private maxHeld(): number {
-    return Math.max(this.maxInFlight, this.options.fairness?.maxHeld ?? this.maxInFlight);
+    return Math.max(
+      this.maxInFlight,
+      this.options.fairness?.maxHeld ?? this.options.maxHeld ?? this.maxInFlight,
+    );
   }
 
   private accept(msg: JsMsg): void {
@@ -337,6 +369,7 @@ export class ConsumerRunner {
       this.nak(entry, 0);
       return;
     }
+    if (this.triaged(entry)) return;
     if (fairness && key !== undefined) {
       const waiting = this.deferredByKey.get(key);
       waiting?.delete(msg.info.streamSequence);
@@ -415,6 +448,52 @@ export class ConsumerRunner {
     this.count('deferred', entry.msg);
   }
 
+  /** Whether triage set the message aside. */
+  private triaged(entry: InFlight): boolean {
+    const { triage } = this.options;
+    const { msg } = entry;
+    if (triage === undefined) return false;
+    if (this.maxDeliver > 0 && msg.info.deliveryCount >= this.maxDeliver) return false;
+    let verdict: TriageVerdict | undefined;
+    try {
+      verdict = triage(msg.subject, msg.data);
+    } catch (error) {
+      this.logger.warn({ ...this.describe(msg), err: error }, 'triage threw; handling the message');
+      return false;
+    }
+    if (verdict === undefined) return false;
+    entry.settling = true;
+    if ('deferMs' in verdict) {
+      this.settle(msg, () => msg.nak(verdict.deferMs));
+      this.count('deferred', msg);
+      return true;
+    }
+    // Kept alive while the other work runs, as a held message is.
+    const keepAlive = setInterval(
+      () => this.settle(msg, () => msg.working()),
+      Math.max(100, Math.floor(this.ackWaitMs / 3)),
+    );
+    const done: Promise<void> = verdict.absorbed
+      .then(
+        () => {
+          this.settle(msg, () => msg.ack());
+          this.lastProgressAt = Date.now();
+          this.count('acked', msg);
+        },
+        (error: unknown) => {
+          this.logger.warn({ ...this.describe(msg), err: error }, 'absorbed work failed; nak');
+          this.settle(msg, () => msg.nak(retryDelayMs(msg.info.deliveryCount, this.retryPolicy)));
+          this.count('naked', msg);
+        },
+      )
+      .finally(() => {
+        clearInterval(keepAlive);
+        this.absorbed.delete(done);
+      });
+    this.absorbed.add(done);
+    return true;
+  }
+
   private async process(entry: InFlight): Promise<void> {
     const { msg } = entry;
     const touch = (): void => this.touch(entry);
@@ -481,6 +560,12 @@ export class ConsumerRunner {
 
   private async ack(entry: InFlight): Promise<void> {
     entry.settling = true;
+    if (this.options.confirmAcks === false) {
+      this.settle(entry.msg, () => entry.msg.ack());
+      this.lastProgressAt = Date.now();
+      this.count('acked', entry.msg);
+      return;
+    }
     try {
       // ackAck waits for the server to confirm, so an ack lost in a disconnect is seen.
       await entry.msg.ackAck({ timeout: ACK_CONFIRM_TIMEOUT_MS });

@@ -26,6 +26,13 @@ export interface SlackApiFakeOptions {
    * that `oldest` / `latest` windows of history reads mean what they mean on Slack.
    */
   firstTsSeconds?: number;
+  /**
+   * Slack's per-method limits for the (one) workspace, enforced as a sliding window: a call
+   * beyond `limit` in any `windowMs` gets 429 `ratelimited` with a Retry-After, e.g.
+   * `{ 'chat.update': { limit: 50, windowMs: 60_000 } }` for Tier 3. A test may scale the
+   * window down (and the binding's with TOLLGATE_RATE_WINDOW_DIVISOR) to keep its time short.
+   */
+  methodLimits?: Readonly<Record<string, { limit: number; windowMs: number }>>;
 }
 
 export const SLACK_FAKE_DEFAULTS = {
@@ -148,11 +155,17 @@ const MAX_TEXT = 40_000;
 const DEFAULT_PAGE = 100;
 
 export class SlackApiFake {
-  private readonly config: Required<Omit<SlackApiFakeOptions, 'channels' | 'firstTsSeconds'>> & {
+  private readonly config: Required<
+    Omit<SlackApiFakeOptions, 'channels' | 'firstTsSeconds' | 'methodLimits'>
+  > & {
     firstTsSeconds?: number;
   } & {
     channels: readonly string[] | undefined;
   };
+  private readonly methodLimits: NonNullable<SlackApiFakeOptions['methodLimits']>;
+  /** Per limited method, when its calls within the window arrived. */
+  private readonly arrivals = new Map<string, number[]>();
+  private limitedCalls = 0;
   /** Each open connection, with a promise settled once it has closed. */
   private readonly http = new LocalHttpServer('SlackApiFake', (req, res) => this.handle(req, res));
 
@@ -183,7 +196,14 @@ export class SlackApiFake {
   };
 
   constructor(options: SlackApiFakeOptions = {}) {
-    this.config = { ...SLACK_FAKE_DEFAULTS, ...options, channels: options.channels };
+    const { methodLimits, ...rest } = options;
+    this.config = { ...SLACK_FAKE_DEFAULTS, ...rest, channels: options.channels };
+    this.methodLimits = methodLimits ?? {};
+  }
+
+  /** Calls answered 429 because they went beyond `methodLimits`. */
+  get rateLimitedCalls(): number {
+    return this.limitedCalls;
   }
 
   get botToken(): string {
@@ -379,6 +399,17 @@ export class SlackApiFake {
       ...(fault ? { fault } : {}),
     });
 
+    const retryAfterS = this.overLimit(method);
+    if (retryAfterS !== undefined) {
+      this.limitedCalls += 1;
+      sendJson(
+        res,
+        429,
+        { ok: false, error: 'ratelimited' },
+        { 'Retry-After': String(retryAfterS) },
+      );
+      return;
+    }
     if (this.latencyMs > 0 && !(await this.http.pause(this.latencyMs, res))) return;
     if (!fault) {
       sendJson(res, 200, this.dispatch(method, args, req));
@@ -403,6 +434,23 @@ export class SlackApiFake {
       if (fault.answerAfterMs === undefined) await this.http.pause(Infinity, res);
       else if (await this.http.pause(fault.answerAfterMs, res)) sendJson(res, 200, result);
     }
+  }
+
+  /** Seconds to wait when this call goes beyond its method's limit; else counts it. */
+  private overLimit(method: string): number | undefined {
+    const rule = this.methodLimits[method];
+    if (rule === undefined) return undefined;
+    const now = Date.now();
+    const window = (this.arrivals.get(method) ?? []).filter((at) => at > now - rule.windowMs);
+    this.arrivals.set(method, window);
+    if (window.length >= rule.limit) {
+      return Math.max(
+        1,
+        Math.ceil((window[window.length - rule.limit] + rule.windowMs - now) / 1000),
+      );
+    }
+    window.push(now);
+    return undefined;
   }
 
   private dispatch(method: string, args: SlackArgs, req: IncomingMessage): SlackResult {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import type { BaseConfig, ServiceName } from './base-config';
@@ -9,6 +10,10 @@ import { configuredSecrets } from './configured-secrets';
 import { installInboundBodyParsing } from './inbound-body.middleware';
 import { InboundRefusals } from './inbound-refusals.service';
 import { createLogger, PinoNestLogger } from './logger';
+import { ConsumerHost } from './consumer.host';
+import { JetStreamConsumers } from './jetstream-consumers.registry';
+import { JetStreamSettlementFilter } from './jetstream-settlement.filter';
+import { JetStreamTransport } from './jetstream.transport';
 
 export interface ServiceDefinition<C extends BaseConfig> {
   service: ServiceName;
@@ -60,6 +65,19 @@ export async function bootstrapService<C extends BaseConfig>(
   });
   await app.listen(config.PORT);
   logger.info({ port: config.PORT }, 'listening');
+  // The durable consumers declared while the app started, fed to their @EventPattern handlers.
+  const consumers = optionalProvider(() => app.get(JetStreamConsumers));
+  const host = optionalProvider(() => app.get(ConsumerHost));
+  if (consumers !== undefined && host !== undefined) {
+    // Before connecting: the microservice's handlers take the app's global filters as they
+    // are registered, which connectMicroservice does at once.
+    app.useGlobalFilters(new JetStreamSettlementFilter(app.getHttpAdapter()));
+    app.connectMicroservice<MicroserviceOptions>(
+      { strategy: new JetStreamTransport(host, consumers) },
+      { inheritAppConfig: true },
+    );
+    await app.startAllMicroservices();
+  }
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -85,4 +103,13 @@ export async function bootstrapService<C extends BaseConfig>(
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+}
+
+/** A provider only some services have (the CLI-style ones run no consumers). */
+function optionalProvider<T>(get: () => T): T | undefined {
+  try {
+    return get();
+  } catch {
+    return undefined;
+  }
 }

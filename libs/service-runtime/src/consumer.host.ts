@@ -2,6 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/comm
 import {
   ConsumerRunner,
   type ConsumerDefinition,
+  type ConsumerRunnerOptions,
   type KeyFairness,
   type MessageHandler,
 } from '@tollgate/messaging';
@@ -36,7 +37,14 @@ export class ConsumerHost implements BeforeApplicationShutdown {
   async run(
     definition: ConsumerDefinition,
     handler: MessageHandler,
-    options: { maxInFlight?: number; after?: Promise<unknown>; fairness?: KeyFairness } = {},
+    options: {
+      maxInFlight?: number;
+      after?: Promise<unknown>;
+      fairness?: KeyFairness;
+      confirmAcks?: boolean;
+      maxHeld?: number;
+      triage?: ConsumerRunnerOptions['triage'];
+    } = {},
   ): Promise<void> {
     // Registered before anything is awaited: the service is not ready until this runs.
     const started: { runner?: ConsumerRunner } = {};
@@ -71,6 +79,9 @@ export class ConsumerHost implements BeforeApplicationShutdown {
       logger: this.logger,
       maxInFlight: options.maxInFlight ?? 16,
       ...(options.fairness ? { fairness: options.fairness } : {}),
+      ...(options.confirmAcks === undefined ? {} : { confirmAcks: options.confirmAcks }),
+      ...(options.maxHeld === undefined ? {} : { maxHeld: options.maxHeld }),
+      ...(options.triage === undefined ? {} : { triage: options.triage }),
       retryBaseMs: this.config.TOLLGATE_RETRY_BASE_MS,
       maxPayloadBytes: () => connection.nc.info?.max_payload,
       stallAfterMs: this.config.TOLLGATE_STALL_AFTER_MS,

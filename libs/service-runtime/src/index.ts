@@ -17,3 +17,7 @@ export * from './infrastructure.module';
 export * from './nats.client';
 export * from './startup-retry';
 export * from './handler-failure.classifier';
+export * from './jetstream-consumers.registry';
+export * from './jetstream.context';
+export * from './jetstream-settlement.filter';
+export * from './jetstream.transport';

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { ProvisionPlan } from '@tollgate/messaging';
 import type { MigrationClass } from '@tollgate/persistence';
 import { ConsumerHost } from './consumer.host';
+import { JetStreamConsumers } from './jetstream-consumers.registry';
 import { DATABASE_MIGRATIONS, DatabaseClient } from './database.client';
 import { NATS_PROVISION_PLAN, NatsClient } from './nats.client';
 
@@ -21,8 +22,9 @@ export class InfrastructureModule {
         NatsClient,
         DatabaseClient,
         ConsumerHost,
+        JetStreamConsumers,
       ],
-      exports: [NatsClient, DatabaseClient, ConsumerHost],
+      exports: [NatsClient, DatabaseClient, ConsumerHost, JetStreamConsumers],
     };
   }
 }

@@ -1,4 +1,5 @@
-import { Test, type TestingModule } from '@nestjs/testing';
+import type { INestMicroservice } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
 import {
   BindingCoreModule,
   bindingMigrations,
@@ -19,7 +20,11 @@ import {
 } from '@tollgate/protocol';
 import {
   type BaseConfig,
+  ConsumerHost,
   InfrastructureModule,
+  JetStreamConsumers,
+  JetStreamSettlementFilter,
+  JetStreamTransport,
   loadConfig,
   ReadinessService,
   ServiceRuntimeModule,
@@ -40,7 +45,7 @@ describe('BindingCoreModule', () => {
   const prefix = uniqueToken('bcoremod').slice(0, 24);
   const adapter = new RecordingPlatformAdapter('slack');
   let config: BaseConfig;
-  let app: TestingModule;
+  let app: INestMicroservice;
   let nats: ManagedNatsConnection;
 
   beforeAll(async () => {
@@ -57,7 +62,7 @@ describe('BindingCoreModule', () => {
       },
       {},
     );
-    app = await Test.createTestingModule({
+    const moduleRef = await Test.createTestingModule({
       imports: [
         ServiceRuntimeModule.forRoot(config, testLogger),
         InfrastructureModule.forRoot({
@@ -70,7 +75,15 @@ describe('BindingCoreModule', () => {
         }),
       ],
     }).compile();
-    await app.init();
+    // As bootstrapService does: the binding's consumer is the JetStream transport's.
+    app = moduleRef.createNestMicroservice({
+      strategy: new JetStreamTransport(
+        moduleRef.get(ConsumerHost),
+        moduleRef.get(JetStreamConsumers),
+      ),
+    });
+    app.useGlobalFilters(new JetStreamSettlementFilter());
+    await app.listen();
     nats = await connectNats({ servers: TEST_NATS_URL, name: 'bcoremod', logger: testLogger });
   });
 

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { MessageRef, PlatformAdapter, PromptTarget, PromptView } from '@tollgate/binding-core';
+import type {
+  MessageRef,
+  PacedCall,
+  PlatformAdapter,
+  PromptTarget,
+  PromptView,
+  RateBucket,
+} from '@tollgate/binding-core';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
 import { DiscordAPIError, REST } from '@discordjs/rest';
 import { Routes } from 'discord-api-types/v10';
@@ -146,6 +153,24 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
 
   classifyFailure(error: unknown) {
     return classifyDiscordFailure(error);
+  }
+
+  /**
+   * Discord limits each route per major parameter (the channel: 5 per 5 s for posting and for
+   * editing messages) and every bot globally (50 requests a second).
+   */
+  rateBuckets(call: PacedCall): readonly RateBucket[] {
+    const channel = call.ref?.channelId ?? call.conversation.channelId;
+    const route =
+      call.effect === 'edit_prompt'
+        ? `PATCH channels/${channel}/messages/:id`
+        : call.effect === 'send_notice'
+          ? `notice ${channel}`
+          : `POST channels/${channel}/messages`;
+    return [
+      { key: 'discord:global', limit: 50, windowMs: 1_000 },
+      { key: `discord:${route}`, limit: 5, windowMs: 5_000 },
+    ];
   }
 
   /** Keeps a person's latest interaction token, for the notices answering it. */

@@ -1,6 +1,8 @@
 import type {
   MessageRef,
+  PacedCall,
   PlatformAdapter,
+  RateBucket,
   PlatformFailure,
   PromptTarget,
   PromptView,
@@ -115,6 +117,14 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
       props: { [OUTPUT_ID_PROP]: outputId },
     });
     return { channelId: created.channel_id || conversation.channelId, messageId: created.id };
+  }
+
+  /**
+   * A Mattermost server limits each client as a whole (its rate limiter's defaults: 10
+   * requests a second with bursts of 100), whatever the route.
+   */
+  rateBuckets(_call: PacedCall): readonly RateBucket[] {
+    return [{ key: `mattermost:${this.options.url}`, limit: 100, windowMs: 10_000 }];
   }
 
   findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {

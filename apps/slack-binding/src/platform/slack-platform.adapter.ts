@@ -1,4 +1,11 @@
-import type { MessageRef, PlatformAdapter, PromptTarget, PromptView } from '@tollgate/binding-core';
+import type {
+  MessageRef,
+  PacedCall,
+  PlatformAdapter,
+  PromptTarget,
+  PromptView,
+  RateBucket,
+} from '@tollgate/binding-core';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { renderSlackPrompt, renderSlackText } from '../rendering/slack-prompt.renderer';
@@ -114,6 +121,30 @@ export class SlackPlatformAdapter implements PlatformAdapter {
 
   classifyFailure(error: unknown) {
     return classifySlackFailure(error);
+  }
+
+  /**
+   * Slack limits each method per workspace: chat.update is Tier 3 (about 50 a minute),
+   * chat.postEphemeral Tier 4 (about 100), and chat.postMessage about one a second per channel
+   * with short bursts.
+   */
+  rateBuckets(call: PacedCall): readonly RateBucket[] {
+    const team = call.conversation.workspaceId;
+    switch (call.effect) {
+      case 'edit_prompt':
+        return [{ key: `slack:${team}:chat.update`, limit: 50, windowMs: 60_000 }];
+      case 'send_notice':
+        return [{ key: `slack:${team}:chat.postEphemeral`, limit: 100, windowMs: 60_000 }];
+      case 'post_prompt':
+      case 'post_text':
+        return [
+          {
+            key: `slack:${team}:chat.postMessage:${call.conversation.channelId}`,
+            limit: 5,
+            windowMs: 5_000,
+          },
+        ];
+    }
   }
 }
 

@@ -2,6 +2,7 @@ import type { MigrationClass } from '@tollgate/persistence';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { BindingPromptReposted1765065600000 } from './prompt-reposted.migration';
 import { BindingPromptPostNonce1764806400000 } from './prompt-post-nonce.migration';
+import { BindingOwedRefreshes1765152000000 } from './owed-refreshes.migration';
 
 /**
  * The prompt journal shared by every binding, in the binding's own schema. Tables are
@@ -84,6 +85,7 @@ export const BINDING_CORE_MIGRATIONS: readonly MigrationClass[] = [
   BindingPromptJournal1764547200000,
   BindingPromptPostNonce1764806400000,
   BindingPromptReposted1765065600000,
+  BindingOwedRefreshes1765152000000,
 ];
 
 /** Every migration of a binding's schema, in order (also what `npm run migrate` should run). */

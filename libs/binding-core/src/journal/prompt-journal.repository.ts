@@ -54,6 +54,8 @@ interface PromptRow {
   intent: StoredIntent | null;
   leased: boolean;
   lease_remaining_ms: number | null;
+  /** xmin, when read for an optimistic claim. */
+  version?: string;
 }
 
 /** The projection row says something its status cannot hold; a bug or a hand edit. */
@@ -81,11 +83,98 @@ const INSERT_OR_LOCK = `
     RETURNING 1)
   ${SELECT_LOCKED}`;
 
+const ROW_COLUMNS = `prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
+  post_nonce, lease_owner, intent,
+  COALESCE(lease_until > clock_timestamp(), false) AS leased,
+  CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000)::int AS lease_remaining_ms,
+  xmin::text AS version`;
+
+/**
+ * The prompt as it is, without a lock, and with its row version (xmin): inserted by this very
+ * statement if it was not there (the INSERT's RETURNING shows it, which the SELECT beside it
+ * cannot), so a new prompt and a known one each take one round trip.
+ */
+const INSERT_OR_READ = `
+  WITH created AS (
+    INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status)
+    VALUES ($1, $2, $3, $4, 'untracked')
+    ON CONFLICT DO NOTHING
+    RETURNING ${ROW_COLUMNS})
+  SELECT * FROM created
+  UNION ALL
+  SELECT ${ROW_COLUMNS} FROM prompts
+  WHERE session_id = $1 AND call_id = $2 AND NOT EXISTS (SELECT 1 FROM created)`;
+
 /** {@link PromptJournal} in the binding's schema, through raw SQL on the service's data source. */
 export class PromptJournalRepository implements PromptJournal {
   constructor(private readonly db: DataSourceAccess) {}
 
+  /**
+   * Most claims take two statements and no transaction: read the prompt with its row
+   * version, decide, and take the lease only if the row is still that version (another
+   * handler's write in between changes xmin, and the claim is made again under a lock).
+   * What is rare — a tombstone, an unfinished post, a race — goes the locked way.
+   */
   async claim(
+    request: PromptClaimRequest,
+    decide: (state: PromptState) => PromptDecision,
+  ): Promise<PromptClaim> {
+    const { key, conversation, owner, leaseMs } = request;
+    const dataSource = await this.db();
+    const [read]: PromptRow[] = await dataSource.query(INSERT_OR_READ, [
+      key.sessionId,
+      key.callId,
+      promptRefOf(key),
+      JSON.stringify(conversation),
+    ]);
+    const row = read && decodedRow(read);
+    if (row !== undefined && row.version !== undefined && row.intent?.decision.kind !== 'post') {
+      if (row.leased) {
+        return {
+          kind: 'leased',
+          owner: row.lease_owner ?? 'unknown',
+          retryAfterMs: Math.max(1, row.lease_remaining_ms ?? 1),
+        };
+      }
+      const state = stateOfRow(row);
+      const decision = decide(state);
+      switch (decision.kind) {
+        case 'drop':
+          return { kind: 'settled', decision };
+        case 'post':
+        case 'edit': {
+          const postNonce =
+            decision.kind === 'post' ? newPostNonce() : (row.post_nonce ?? newPostNonce());
+          const lease: PromptLease = { key, claimId: randomUUID(), claimed: state, postNonce };
+          const taken = await this.takeLease(
+            dataSource.manager,
+            lease,
+            owner,
+            leaseMs,
+            decision,
+            new Date(),
+            row.version,
+          );
+          if (taken) {
+            return {
+              kind: 'claimed',
+              lease,
+              target: { conversation: row.conversation, promptRef: row.prompt_ref, postNonce },
+              decision,
+            };
+          }
+          break;
+        }
+        case 'tombstone':
+        case 'notice':
+          break;
+      }
+    }
+    return this.claimLocked(request, decide);
+  }
+
+  /** The claim under a row lock, in one transaction. */
+  private async claimLocked(
     request: PromptClaimRequest,
     decide: (state: PromptState) => PromptDecision,
   ): Promise<PromptClaim> {
@@ -279,6 +368,7 @@ export class PromptJournalRepository implements PromptJournal {
     return rows[0];
   }
 
+  /** With `version`, only while the row is still that version; whether the lease was taken. */
   private async takeLease(
     manager: EntityManager,
     lease: PromptLease,
@@ -286,7 +376,8 @@ export class PromptJournalRepository implements PromptJournal {
     leaseMs: number,
     decision: EffectDecision,
     since: Date = new Date(),
-  ): Promise<void> {
+    version: string | null = null,
+  ): Promise<boolean> {
     const intent: StoredIntent = {
       claimId: lease.claimId,
       owner,
@@ -296,14 +387,18 @@ export class PromptJournalRepository implements PromptJournal {
         ? { postNonce: lease.postNonce }
         : {}),
     };
-    await manager.query(
+    const taken: unknown[] = await manager.query(
       `UPDATE prompts
        SET lease_owner = $3,
            lease_until = clock_timestamp() + $4::int * interval '1 millisecond',
            intent = $5, updated_at = now()
-       WHERE session_id = $1 AND call_id = $2`,
-      [lease.key.sessionId, lease.key.callId, owner, leaseMs, toJsonbText(intent)],
+       WHERE session_id = $1 AND call_id = $2 AND ($6::text IS NULL OR xmin::text = $6::text)
+       RETURNING 1`,
+      [lease.key.sessionId, lease.key.callId, owner, leaseMs, toJsonbText(intent), version],
     );
+    // TypeORM answers an UPDATE … RETURNING with [rows, count].
+    const rows = Array.isArray(taken[0]) ? (taken[0] as unknown[]) : taken;
+    return rows.length > 0;
   }
 
   /**

@@ -1,4 +1,9 @@
-import { InvalidPayload, PermanentFailure, TransientFailure } from '@tollgate/messaging';
+import {
+  InvalidPayload,
+  PermanentFailure,
+  TransientFailure,
+  type TriageVerdict,
+} from '@tollgate/messaging';
 import {
   LIMITS,
   parseOutputForSubject,
@@ -8,6 +13,7 @@ import {
   type Subjects,
   type TextOutput,
   type ToolInteractionRejected,
+  type ToolInteractionUpdate,
 } from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import type {
@@ -17,9 +23,13 @@ import type {
 } from '../journal/delivered-outputs.port';
 import type { CommandPublisher } from '../inbound/command-publisher.port';
 import type { KnownSessions } from '../journal/known-sessions.port';
+import type { OwedRefreshes } from '../journal/owed-refreshes.port';
 import type { PromptClaim, PromptJournal, PromptLease } from '../journal/prompt-journal.port';
+import { priorityOf } from '../pacing/output-priority';
+import type { CallPriority, RateLimitPacer } from '../pacing/rate-limit-pacer';
 import type {
   MessageRef,
+  PacedCall,
   PlatformAdapter,
   PlatformFailure,
   PromptViewKind,
@@ -56,11 +66,18 @@ export interface HandleOutputDeps {
   readonly commands: CommandPublisher;
   readonly now: () => Date;
   readonly logger: Logger;
+  /** Paces platform calls by the adapter's rate-limit buckets; none: calls are not paced. */
+  readonly pacer?: RateLimitPacer;
+  /** Where refreshes the platform has no room for wait; none: every refresh is handled. */
+  readonly owedRefreshes?: OwedRefreshes;
 }
 
 /** What handling one output did; every refusal or failure is thrown with a reason instead. */
 export type OutputHandled =
-  | { readonly outcome: 'dropped'; readonly reason: PromptDropReason | 'already_delivered' }
+  | {
+      readonly outcome: 'dropped';
+      readonly reason: PromptDropReason | 'already_delivered' | 'superseded';
+    }
   | { readonly outcome: 'tombstoned' }
   | { readonly outcome: 'posted'; readonly messageRef: MessageRef }
   | { readonly outcome: 'edited'; readonly view: PromptViewKind }
@@ -104,8 +121,39 @@ interface DeliveryEffect<T> {
  */
 export class HandleOutput {
   private readonly inSessionOrder = new SessionSequencer();
+  /** Per prompt, the newest seq among the outputs this replica holds: older refreshes skip. */
+  private readonly newestHeld = new Map<string, number>();
 
   constructor(private readonly deps: HandleOutputDeps) {}
+
+  /**
+   * As a delivery arrives, before it takes a handler slot: a refresh the platform has no room
+   * for now is parked (the delivery is acked once it is stored) and shown later by the
+   * owed-refresh sweeper; everything else is handled as usual.
+   */
+  triage(subject: string, data: Uint8Array): TriageVerdict | undefined {
+    const { pacer, adapter, owedRefreshes, subjects } = this.deps;
+    if (!pacer || !owedRefreshes || !adapter.rateBuckets || !subject.endsWith('.update')) {
+      return undefined;
+    }
+    // Validated as the handler would; what it would refuse, it refuses (and dead-letters).
+    const parsed = parseOutputForSubject(subjects, subject, data);
+    if (!parsed.ok || parsed.value.type !== 'ToolInteractionUpdate') return undefined;
+    const output = parsed.value;
+    if (priorityOf(output) !== 'refresh' || output.conversation.platform !== adapter.platform) {
+      return undefined;
+    }
+    const conversation = output.conversation;
+    if (pacer.admitRefresh(adapter.rateBuckets({ effect: 'edit_prompt', conversation }))) {
+      return undefined;
+    }
+    return { absorbed: owedRefreshes.owe(output) };
+  }
+
+  /** A parked refresh, shown now: in its session's order, like any output. */
+  handleOwed(output: ToolInteractionUpdate): Promise<OutputHandled> {
+    return this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+  }
 
   /**
    * Validates a delivery against the subject it came on, then handles it once the outputs of
@@ -115,7 +163,17 @@ export class HandleOutput {
     const parsed = parseOutputForSubject(this.deps.subjects, subject, data);
     if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
     const output = parsed.value;
-    return this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+    if (output.type === 'TextOutput' || output.type === 'ToolInteractionRejected') {
+      return this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+    }
+    // Several outputs of one prompt held at once: only the newest visible state is rendered.
+    const key = `${output.sessionId}\u0000${output.callId}`;
+    this.newestHeld.set(key, Math.max(this.newestHeld.get(key) ?? 0, output.seq));
+    try {
+      return await this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+    } finally {
+      if (this.newestHeld.get(key) === output.seq) this.newestHeld.delete(key);
+    }
   }
 
   async execute(output: Output): Promise<OutputHandled> {
@@ -143,6 +201,12 @@ export class HandleOutput {
     const { prompts, replicaId, leaseMs } = this.deps;
     const key = { sessionId: output.sessionId, callId: output.callId };
     const log = this.logFor(output);
+    const priority = priorityOf(output);
+    const newest = this.newestHeld.get(`${output.sessionId}\u0000${output.callId}`) ?? 0;
+    if (priority === 'refresh' && newest > output.seq) {
+      log.debug({ newestSeq: newest }, 'refresh superseded by a newer output held here');
+      return { outcome: 'dropped', reason: 'superseded' };
+    }
     for (let attempt = 1; attempt <= MAX_CLAIMS; attempt += 1) {
       const claim = await prompts.claim(
         { key, conversation: output.conversation, owner: replicaId, leaseMs },
@@ -165,7 +229,7 @@ export class HandleOutput {
           await this.settleUnfinishedPost(claim, log);
           continue;
         case 'claimed':
-          return this.makeEffect(claim, log);
+          return this.makeEffect(claim, log, priority);
       }
     }
     throw new TransientFailure('prompt_unsettled');
@@ -174,11 +238,17 @@ export class HandleOutput {
   private async makeEffect(
     claim: Extract<PromptClaim, { kind: 'claimed' }>,
     log: Logger,
+    priority: CallPriority,
   ): Promise<OutputHandled> {
     const { adapter, prompts } = this.deps;
     const { decision, target, lease } = claim;
     let shownAt: MessageRef;
+    const call: PacedCall =
+      decision.kind === 'post'
+        ? { effect: 'post_prompt', conversation: target.conversation }
+        : { effect: 'edit_prompt', conversation: target.conversation, ref: decision.messageRef };
     try {
+      await this.pace(call, priority);
       switch (decision.kind) {
         case 'post':
           shownAt = await adapter.postPrompt(target, decision.view);
@@ -195,7 +265,10 @@ export class HandleOutput {
         return this.repost(claim, failure, log);
       }
       await this.releasePrompt(lease, log);
-      throw effectFailure(adapter, decision.kind === 'post' ? 'post_prompt' : 'edit_prompt', error);
+      throw this.rateLimited(
+        call,
+        effectFailure(adapter, decision.kind === 'post' ? 'post_prompt' : 'edit_prompt', error),
+      );
     }
     if (!(await prompts.complete(lease, effectEvents(decision, shownAt)))) {
       log.warn(
@@ -407,13 +480,21 @@ export class HandleOutput {
     if (found !== undefined) {
       log.info({ kind }, 'the earlier attempt reached the platform; adopted');
     }
+    const paced: PacedCall = {
+      effect: kind === 'text' ? 'post_text' : 'send_notice',
+      conversation: output.conversation,
+    };
     const result =
       found ??
       (await this.underDeliveryLease(
         claim.lease,
         log,
-        kind === 'text' ? 'post_text' : 'send_notice',
-        effect.deliver,
+        paced.effect,
+        async () => {
+          await this.pace(paced, 'urgent');
+          return effect.deliver();
+        },
+        paced,
       ));
     if (await deliveries.complete(claim.lease, result ?? undefined)) {
       log.info({ kind }, 'output delivered');
@@ -429,13 +510,36 @@ export class HandleOutput {
     log: Logger,
     effect: PlatformEffect,
     call: () => Promise<R>,
+    paced?: PacedCall,
   ): Promise<R> {
     try {
       return await call();
     } catch (error) {
       await this.releaseDelivery(lease, log);
-      throw effectFailure(this.deps.adapter, effect, error);
+      const failure = effectFailure(this.deps.adapter, effect, error);
+      throw paced === undefined ? failure : this.rateLimited(paced, failure);
     }
+  }
+
+  /** Waits for room in the call's rate-limit buckets. */
+  private async pace(call: PacedCall, priority: CallPriority): Promise<void> {
+    const { pacer, adapter } = this.deps;
+    if (pacer === undefined || adapter.rateBuckets === undefined) return;
+    await pacer.take(adapter.rateBuckets(call), priority);
+  }
+
+  /** A 429 is a signal: the call's buckets stop for its Retry-After. Returns the failure. */
+  private rateLimited<F extends Error>(call: PacedCall, failure: F): F {
+    const { pacer, adapter } = this.deps;
+    if (
+      pacer !== undefined &&
+      adapter.rateBuckets !== undefined &&
+      failure instanceof TransientFailure &&
+      failure.reason.includes('rate_limited')
+    ) {
+      pacer.blocked(adapter.rateBuckets(call), failure.retryAfterMs ?? 1_000);
+    }
+    return failure;
   }
 
   // A release that fails only makes the retry wait for the lease to run out.

@@ -1,0 +1,102 @@
+import { RateLimitPacer, type RateBucket } from './rate-limit-pacer';
+
+const tier3: RateBucket = { key: 'slack:T1:chat.update', limit: 50, windowMs: 60_000 };
+
+/** The most calls any window of `windowMs` holds, over start times in ms. */
+function busiestWindow(starts: number[], windowMs: number): number {
+  const sorted = [...starts].sort((a, b) => a - b);
+  let busiest = 0;
+  for (let i = 0, j = 0; i < sorted.length; i += 1) {
+    while (sorted[j] <= sorted[i] - windowMs) j += 1;
+    busiest = Math.max(busiest, i - j + 1);
+  }
+  return busiest;
+}
+
+describe('P5 — the rate-limit pacer', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  it('P5 urgent calls never exceed a bucket’s limit in any window, and go in order', async () => {
+    const pacer = new RateLimitPacer();
+    const starts: number[] = [];
+    const order: number[] = [];
+    const calls = Array.from({ length: 200 }, (_, n) =>
+      pacer.take([tier3], 'urgent').then(() => {
+        starts.push(Date.now());
+        order.push(n);
+      }),
+    );
+    await jest.advanceTimersByTimeAsync(5 * 60_000);
+    await Promise.all(calls);
+    expect(busiestWindow(starts, 60_000)).toBeLessThanOrEqual(50);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+
+  it('P5 refreshes use only part of a bucket and never go before a waiting urgent call', async () => {
+    const pacer = new RateLimitPacer();
+    const log: string[] = [];
+    // Refreshes admitted while the bucket is idle.
+    let admitted = 0;
+    while (pacer.admitRefresh([tier3])) admitted += 1;
+    expect(admitted).toBeGreaterThan(0);
+    expect(admitted).toBeLessThan(5);
+    const refreshes = Array.from({ length: admitted }, () =>
+      pacer.take([tier3], 'refresh').then(() => log.push('refresh')),
+    );
+    // Urgent work arriving now overtakes every refresh still waiting.
+    const urgent = Array.from({ length: 5 }, () =>
+      pacer.take([tier3], 'urgent').then(() => log.push('urgent')),
+    );
+    await jest.advanceTimersByTimeAsync(60_000);
+    await Promise.all([...refreshes, ...urgent]);
+    const lastUrgent = log.lastIndexOf('urgent');
+    expect(log.slice(lastUrgent + 1).every((kind) => kind === 'refresh')).toBe(true);
+    expect(log.slice(0, lastUrgent).filter((kind) => kind === 'refresh').length).toBeLessThan(
+      admitted,
+    );
+    // While an urgent call waits, no refresh is admitted.
+    void pacer.take([tier3], 'urgent');
+    void pacer.take([tier3], 'urgent');
+    void pacer.take([tier3], 'urgent');
+    expect(pacer.admitRefresh([tier3])).toBe(false);
+  });
+
+  it('P5 a call waiting on one bucket does not hold up calls on another', async () => {
+    const pacer = new RateLimitPacer();
+    const update: RateBucket = { key: 'update', limit: 1, windowMs: 60_000 };
+    const post: RateBucket = { key: 'post', limit: 5, windowMs: 5_000 };
+    await pacer.take([update], 'urgent');
+    let updated = false;
+    let posted = false;
+    void pacer.take([update], 'urgent').then(() => (updated = true));
+    void pacer.take([post], 'urgent').then(() => (posted = true));
+    await jest.advanceTimersByTimeAsync(10);
+    expect({ updated, posted }).toEqual({ updated: false, posted: true });
+  });
+
+  it('P5 a 429 is a signal: its buckets stop for the Retry-After', async () => {
+    const pacer = new RateLimitPacer();
+    pacer.blocked([tier3], 3_000);
+    let started = false;
+    void pacer.take([tier3], 'urgent').then(() => (started = true));
+    await jest.advanceTimersByTimeAsync(2_900);
+    expect(started).toBe(false);
+    await jest.advanceTimersByTimeAsync(200);
+    expect(started).toBe(true);
+    expect(pacer.admitRefresh([tier3])).toBe(true);
+  });
+
+  it('P5 the window divisor scales every window, for tests and benches', async () => {
+    const pacer = new RateLimitPacer({ windowDivisor: 60 });
+    const starts: number[] = [];
+    const calls = Array.from({ length: 100 }, () =>
+      pacer.take([tier3], 'urgent').then(() => starts.push(Date.now())),
+    );
+    await jest.advanceTimersByTimeAsync(10_000);
+    await Promise.all(calls);
+    // 50 per minute ÷ 60 = 50 per second.
+    expect(busiestWindow(starts, 1_000)).toBeLessThanOrEqual(50);
+    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(3_000);
+  });
+});

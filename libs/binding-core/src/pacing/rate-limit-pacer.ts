@@ -1,0 +1,250 @@
+/**
+ * One of a platform's rate-limit buckets: at most `limit` calls in any `windowMs`. Calls that
+ * share a key share the bucket (Slack: method + workspace; Discord: route + the global limit;
+ * Mattermost: the server).
+ */
+export interface RateBucket {
+  readonly key: string;
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+/** Urgent: new prompts, resolutions, notices, texts. Refresh: "still valid" after a restart. */
+export type CallPriority = 'urgent' | 'refresh';
+
+export interface PacerOptions {
+  /** Every window is divided by this (tests and benches run the platform's limits faster). */
+  windowDivisor?: number;
+  /** Share of each bucket refreshes may not use, kept for urgent work. Default 0.2. */
+  urgentReserve?: number;
+  /**
+   * Share of each limit the pacer spaces calls for; the rest absorbs the jitter between a
+   * call leaving and the platform counting it. Default 0.85.
+   */
+  headroom?: number;
+  /** Calls an idle bucket lets through back to back, as a share of its limit. Default 0.05. */
+  burst?: number;
+  now?: () => number;
+}
+
+/** How long an admitted refresh holds its place in a bucket before it is taken or forgotten. */
+const ADMISSION_HOLD_MS = 2_000;
+
+interface BucketState {
+  /** Spacing between calls. */
+  readonly intervalMs: number;
+  /** Spacing between refreshes: they may use only part of the bucket. */
+  readonly refreshIntervalMs: number;
+  /** How far ahead of its schedule a bucket may run: the burst an idle bucket allows. */
+  readonly burstMs: number;
+  /** When the next call is due if calls ran exactly at the limit (GCRA's TAT). */
+  dueAt: number;
+  /** The same for refreshes alone. */
+  refreshDueAt: number;
+  /** Until when the platform said to stop (a 429's Retry-After). */
+  blockedUntil: number;
+  /** Refreshes admitted and not yet started, by when they stop counting. */
+  readonly admitted: number[];
+  /** Calls waiting on this bucket, and how many of them are urgent. */
+  waiting: number;
+  urgentWaiting: number;
+  /** After this, the bucket holds nothing worth keeping. */
+  idleAfter: number;
+}
+
+interface Waiter {
+  readonly buckets: BucketState[];
+  readonly priority: CallPriority;
+  readonly resolve: () => void;
+}
+
+/**
+ * Paces one replica's calls to a platform so that its rate limits hold before a 429 says so
+ * (issue 12, P5). Each bucket spaces its calls evenly (the generic cell rate algorithm: a call
+ * may start once the bucket's schedule has reached it, less a small burst), at a little under
+ * the platform's limit, so that no window the platform counts over ever sees more than the
+ * limit even when calls arrive a little late or early. A share of every bucket is kept for
+ * urgent work: urgent calls wait their turn in memory, in order; a refresh is admitted only
+ * while the bucket has room beyond that share and no call waits, and is otherwise parked
+ * (owed-refreshes) and shown later, so a restart's thousands of refreshes flow at the rate
+ * the platform allows instead of queuing in front of everything. A 429 still arrives now and
+ * then (other clients of the same workspace): it stops its buckets for the Retry-After.
+ */
+export class RateLimitPacer {
+  private readonly buckets = new Map<string, BucketState>();
+  private readonly waiters: Waiter[] = [];
+  private timer?: NodeJS.Timeout;
+  private readonly divisor: number;
+  private readonly reserve: number;
+  private readonly headroom: number;
+  private readonly burst: number;
+  private readonly now: () => number;
+
+  constructor(options: PacerOptions = {}) {
+    this.divisor = Math.max(1, options.windowDivisor ?? 1);
+    this.reserve = Math.min(0.9, Math.max(0, options.urgentReserve ?? 0.2));
+    this.headroom = options.headroom ?? 0.85;
+    this.burst = options.burst ?? 0.05;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * For a refresh about to be handled: true when the buckets have room for it beyond the
+   * urgent reserve and no call waits on them; its place is then held for a while, so the
+   * refreshes admitted together never add up to more than that room. `withinMs`: how soon
+   * the last one admitted must be able to start (one refresh interval by default).
+   */
+  admitRefresh(specs: readonly RateBucket[], withinMs?: number): boolean {
+    const now = this.now();
+    const states = specs.map((spec) => this.state(spec, now));
+    const room = states.every(
+      (b) =>
+        b.blockedUntil <= now &&
+        b.waiting === 0 &&
+        Math.max(now, b.dueAt, b.refreshDueAt) + b.admitted.length * b.refreshIntervalMs <=
+          now + Math.max(b.refreshIntervalMs, withinMs ?? 0),
+    );
+    if (room) for (const b of states) b.admitted.push(now + ADMISSION_HOLD_MS);
+    return room;
+  }
+
+  /**
+   * Waits until a call may start in every bucket, and counts it. Per bucket, urgent calls go
+   * first and in order; a call waiting on one bucket never holds up calls on others.
+   */
+  take(specs: readonly RateBucket[], priority: CallPriority): Promise<void> {
+    if (specs.length === 0) return Promise.resolve();
+    const now = this.now();
+    const states = specs.map((spec) => this.state(spec, now));
+    if (priority === 'refresh') {
+      for (const b of states) b.admitted.shift();
+    }
+    const queued = states.some((b) =>
+      priority === 'urgent' ? b.urgentWaiting > 0 : b.waiting > 0,
+    );
+    if (!queued && this.mayStart(states, priority, now)) {
+      this.start(states, priority, now);
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const waiter: Waiter = { buckets: states, priority, resolve };
+      for (const b of states) {
+        b.waiting += 1;
+        if (priority === 'urgent') b.urgentWaiting += 1;
+      }
+      if (priority === 'urgent') {
+        const firstRefresh = this.waiters.findIndex((w) => w.priority === 'refresh');
+        if (firstRefresh < 0) this.waiters.push(waiter);
+        else this.waiters.splice(firstRefresh, 0, waiter);
+      } else {
+        this.waiters.push(waiter);
+      }
+      this.schedule();
+    });
+  }
+
+  /** A 429: nothing starts in these buckets until `retryAfterMs` has passed. */
+  blocked(specs: readonly RateBucket[], retryAfterMs: number): void {
+    const now = this.now();
+    for (const spec of specs) {
+      const b = this.state(spec, now);
+      b.blockedUntil = Math.max(b.blockedUntil, now + retryAfterMs);
+    }
+    this.schedule();
+  }
+
+  /** How long until a call of `priority` may start in `b`; 0 when it may now. */
+  private wait(b: BucketState, priority: CallPriority, now: number): number {
+    const scheduled =
+      priority === 'urgent' ? b.dueAt - b.burstMs : Math.max(b.dueAt, b.refreshDueAt);
+    return Math.max(0, b.blockedUntil - now, scheduled - now);
+  }
+
+  private mayStart(states: BucketState[], priority: CallPriority, now: number): boolean {
+    return states.every((b) => this.wait(b, priority, now) === 0);
+  }
+
+  private start(states: BucketState[], priority: CallPriority, now: number): void {
+    for (const b of states) {
+      b.dueAt = Math.max(b.dueAt, now) + b.intervalMs;
+      if (priority === 'refresh') {
+        b.refreshDueAt = Math.max(b.refreshDueAt, now) + b.refreshIntervalMs;
+      }
+      b.idleAfter = Math.max(b.dueAt, b.refreshDueAt, b.blockedUntil);
+    }
+  }
+
+  /** Starts every waiter that may start now; one that may not holds back its buckets only. */
+  private release(): void {
+    this.timer = undefined;
+    const now = this.now();
+    const held = new Set<BucketState>();
+    for (let i = 0; i < this.waiters.length;) {
+      const waiter = this.waiters[i];
+      const clear =
+        waiter.buckets.every((b) => !held.has(b)) &&
+        this.mayStart(waiter.buckets, waiter.priority, now);
+      if (!clear) {
+        for (const b of waiter.buckets) held.add(b);
+        i += 1;
+        continue;
+      }
+      this.waiters.splice(i, 1);
+      for (const b of waiter.buckets) {
+        b.waiting -= 1;
+        if (waiter.priority === 'urgent') b.urgentWaiting -= 1;
+      }
+      this.start(waiter.buckets, waiter.priority, now);
+      waiter.resolve();
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.waiters.length === 0) return;
+    const now = this.now();
+    let soonest = Infinity;
+    for (const waiter of this.waiters) {
+      const own = Math.max(...waiter.buckets.map((b) => this.wait(b, waiter.priority, now)));
+      soonest = Math.min(soonest, own);
+    }
+    this.timer = setTimeout(() => this.release(), Math.max(1, Math.ceil(soonest)));
+    this.timer.unref();
+  }
+
+  private state(spec: RateBucket, now: number): BucketState {
+    let b = this.buckets.get(spec.key);
+    if (b === undefined) {
+      // Idle buckets are forgotten (one per channel adds up); a full map is swept first.
+      if (this.buckets.size >= 10_000) this.sweep(now);
+      const windowMs = spec.windowMs / this.divisor;
+      const paced = Math.max(1, spec.limit * this.headroom);
+      const intervalMs = windowMs / paced;
+      b = {
+        intervalMs,
+        refreshIntervalMs: intervalMs / (1 - this.reserve),
+        burstMs: intervalMs * Math.max(0, Math.floor(spec.limit * this.burst) - 1),
+        dueAt: 0,
+        refreshDueAt: 0,
+        blockedUntil: 0,
+        admitted: [],
+        waiting: 0,
+        urgentWaiting: 0,
+        idleAfter: 0,
+      };
+      this.buckets.set(spec.key, b);
+    }
+    let lapsed = 0;
+    while (lapsed < b.admitted.length && b.admitted[lapsed] <= now) lapsed += 1;
+    if (lapsed > 0) b.admitted.splice(0, lapsed);
+    return b;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, b] of this.buckets) {
+      if (b.idleAfter <= now && b.waiting === 0 && b.admitted.every((until) => until <= now)) {
+        this.buckets.delete(key);
+      }
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { TEST_DATABASE_URL } from '../support/database';
+import { TEST_NATS_URL } from '../support/nats';
+
+const ROOT = join(__dirname, '..', '..');
+const BENCH = join(ROOT, 'bench');
+
+/**
+ * Every bench under bench/, how its smoke mode is asked for, and what its table prints. A
+ * bench added without an entry here (or in SMOKED_ELSEWHERE) fails P1, so none can be added
+ * that nothing runs.
+ */
+const SMOKE_RUNS: Record<string, { args: string[]; table: RegExp[] }> = {
+  'binding.bench.mjs': {
+    args: ['--platform', 'all', '--smoke', '--json'],
+    table: [
+      /platform slack,[^\n]*\n[^\n]*\n\nlatency \| replicas/,
+      /platform discord,[^\n]*\n[^\n]*\n\nlatency \| replicas/,
+      /platform mattermost,[^\n]*\n[^\n]*\n\nlatency \| replicas/,
+      /chat API calls per prompt lifecycle: 3\.00 for 3\.00/,
+    ],
+  },
+  'jetstream-transport.bench.mjs': {
+    args: ['--smoke'],
+    table: [/handler called directly/, /the layer's cost: -?\d+ ns\/message/],
+  },
+  'log-scrubber.bench.mjs': {
+    args: ['--smoke'],
+    table: [/path redaction only/, /added per line: -?\d+ ns/],
+  },
+};
+
+/** Benches whose smoke run lives with their owner's tests. */
+const SMOKED_ELSEWHERE: Record<string, string> = {
+  'session-service.bench.mjs': 'test/process/session-bench.smoke.spec.ts',
+};
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+const runs = new Map<string, Promise<Run>>();
+
+/** Runs a bench once per test file (the binding's smoke run serves P1 to P4). */
+function smoke(file: string): Promise<Run> {
+  let run = runs.get(file);
+  if (run === undefined) {
+    run = new Promise<Run>((resolve) => {
+      const child = spawn(process.execPath, [join(BENCH, file), ...SMOKE_RUNS[file].args], {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH,
+          TEST_NATS_URL,
+          TEST_DATABASE_URL,
+          NATS_URL: TEST_NATS_URL,
+          DATABASE_URL: TEST_DATABASE_URL,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.once('exit', (code) => resolve({ code, output }));
+    });
+    runs.set(file, run);
+  }
+  return run;
+}
+
+interface BenchCell {
+  floor: number;
+  binding: number;
+  ratio: number;
+  floorCpuMs: number;
+  bindingCpuMs: number;
+  runs: number;
+}
+
+interface BenchResult {
+  platform: string;
+  cells: Record<string, BenchCell & { concurrency: number; replicaCount: number }>;
+  verdicts: { worstRatio: number; scaling50: { gainVsFloor: number } };
+  callsPerLifecycle: number;
+  visiblePerLifecycle: number;
+  stub: { url: string; floorEdits: number; bindingEdits: number };
+}
+
+async function bindingResults(): Promise<BenchResult[]> {
+  const { code, output } = await smoke('binding.bench.mjs');
+  expect({ code, tail: output.slice(-2_000) }).toMatchObject({ code: 0 });
+  const line = output.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+  if (line === undefined) throw new Error(`no BENCH_JSON line in:\n${output.slice(-2_000)}`);
+  return (JSON.parse(line.slice('BENCH_JSON '.length)) as { results: BenchResult[] }).results;
+}
+
+describe('P1 — every bench runs in a smoke mode', () => {
+  beforeAll(() => {
+    if (!existsSync(join(ROOT, 'dist', 'apps', 'slack-binding', 'main.js'))) {
+      throw new Error('dist/ is missing: run `npm run build` before the bench smoke runs');
+    }
+  });
+
+  it('P1 every bench under bench/ has a smoke run here', () => {
+    const benches = readdirSync(BENCH).filter((f) => f.endsWith('.bench.mjs'));
+    expect(benches.sort()).toEqual(
+      [...Object.keys(SMOKE_RUNS), ...Object.keys(SMOKED_ELSEWHERE)].sort(),
+    );
+    for (const spec of Object.values(SMOKED_ELSEWHERE))
+      expect(existsSync(join(ROOT, spec))).toBe(true);
+  });
+
+  it.each(Object.keys(SMOKE_RUNS))(
+    'P1 %s finishes and prints its table',
+    async (file) => {
+      const { code, output } = await smoke(file);
+      expect({ code, tail: output.slice(-2_000) }).toMatchObject({ code: 0 });
+      for (const line of SMOKE_RUNS[file].table) expect(output).toMatch(line);
+    },
+    240_000,
+  );
+});
+
+describe('P2–P4 — the binding bench computes what it claims', () => {
+  it('P2 the floor and the binding call the same bare stub, for every platform', async () => {
+    const results = await bindingResults();
+    expect(results.map((r) => r.platform)).toEqual(['slack', 'discord', 'mattermost']);
+    for (const { stub, cells } of results) {
+      const measured = Object.values(cells).reduce((n, c) => n + c.runs, 0);
+      // Every floor run and every binding run edited through this one stub process.
+      expect(stub.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(stub.floorEdits).toBeGreaterThanOrEqual(measured);
+      expect(stub.bindingEdits).toBeGreaterThanOrEqual(measured);
+    }
+  }, 240_000);
+
+  it('P3 each cell reports outputs/s and CPU ms per output for both, and their ratio', async () => {
+    for (const { cells, callsPerLifecycle, visiblePerLifecycle } of await bindingResults()) {
+      expect(Object.keys(cells).sort()).toEqual(['0:1', '0:2', '50:1', '50:2']);
+      for (const cell of Object.values(cells)) {
+        expect(cell.floor).toBeGreaterThan(0);
+        expect(cell.binding).toBeGreaterThan(0);
+        expect(cell.ratio).toBeCloseTo(cell.binding / cell.floor, 9);
+        expect(cell.floorCpuMs).toBeGreaterThanOrEqual(0);
+        expect(cell.bindingCpuMs).toBeGreaterThan(0);
+        expect(cell.concurrency).toBe(16 * cell.replicaCount);
+      }
+      expect(callsPerLifecycle).toBe(visiblePerLifecycle);
+    }
+  }, 240_000);
+
+  it('P4 the scaling verdict compares the binding’s 1 → 2 replicas with the floor’s 16 → 32', async () => {
+    for (const { cells, verdicts } of await bindingResults()) {
+      const bindingGain = cells['50:2'].binding / cells['50:1'].binding;
+      const floorGain = cells['50:2'].floor / cells['50:1'].floor;
+      expect(verdicts.scaling50.gainVsFloor).toBeCloseTo(bindingGain / floorGain, 9);
+      expect(verdicts.worstRatio).toBe(Math.min(...Object.values(cells).map((c) => c.ratio)));
+    }
+  }, 240_000);
+});
