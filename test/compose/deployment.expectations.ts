@@ -1,4 +1,4 @@
-// What PROTOCOL.md §5 (wire contract v1) says each service is started with. Kept here
+// What docs/protocol.md §5 (wire contract v1) says each service is started with. Kept here
 // rather than parsed from the design notes, so a drift in either shows up as a failure.
 
 export const APP_SERVICES = {

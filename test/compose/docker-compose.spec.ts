@@ -28,7 +28,7 @@ type EditableService = ComposeService & {
   build: { args: Record<string, string> };
 };
 
-describe('docker-compose.yml against PROTOCOL.md §5', () => {
+describe('docker-compose.yml against docs/protocol.md §5', () => {
   const composeText = read('docker-compose.yml');
   const compose = parseCompose(composeText);
 

@@ -21,7 +21,7 @@ import { CONTRACT_DRIVERS } from './drivers';
 import type { ChatMessageView, PlatformDriver } from './platform-driver';
 
 /**
- * The binding contract (SCENARIOS.md B1–B16), written once and run against each binding
+ * The binding contract (docs/scenarios.md B1–B16), written once and run against each binding
  * service: the real binding process, outputs published on NATS, signed inbound requests,
  * assertions on the platform's fake API and on the commands published.
  *

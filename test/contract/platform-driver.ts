@@ -1,6 +1,6 @@
 import type { Conversation, Person, Platform } from '@tollgate/protocol';
 
-/** A prompt by its key (PROTOCOL.md §1): the session and the call. */
+/** A prompt by its key (docs/protocol.md §1): the session and the call. */
 export interface PromptKeyOf {
   readonly sessionId: string;
   readonly callId: string;

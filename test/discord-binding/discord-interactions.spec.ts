@@ -12,7 +12,7 @@ import { bob } from '../support/commands';
 import { rejectedOutput, requestOutput } from '../support/outputs';
 import { waitFor } from '../support/wait-for';
 
-/** The Discord-only rules of PROTOCOL.md §1.1 and §5, at the binding's HTTP endpoint. */
+/** The Discord-only rules of docs/protocol.md §1.1 and §5, at the binding's HTTP endpoint. */
 describe('Discord interactions endpoint (process)', () => {
   const driver = new DiscordDriver();
   let binding: BindingFixture;

@@ -19,7 +19,7 @@ import {
 } from './junk.arbitraries';
 import type { RawRequest } from './raw-http.client';
 
-/** The cap every inbound endpoint enforces (PROTOCOL.md §5). */
+/** The cap every inbound endpoint enforces (docs/protocol.md §5). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export type Category =
@@ -47,7 +47,7 @@ export interface FuzzCase {
   readonly expect?: readonly number[];
   /** Sent this many times in a row, as a captured request replayed. */
   readonly times: number;
-  /** Command ids (PROTOCOL.md §1) this request could publish if it is answered 2xx. */
+  /** Command ids (docs/protocol.md §1) this request could publish if it is answered 2xx. */
   readonly commandIds: readonly string[];
 }
 

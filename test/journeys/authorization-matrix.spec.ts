@@ -28,7 +28,7 @@ import { waitFor } from '../support/wait-for';
  *
  * An automation prompt answered by a non-member is a row on Mattermost only. Mattermost signs
  * nothing it sends a binding, so the binding itself must ask the server whether the clicker
- * is in the channel (PROTOCOL.md §5). Slack and Discord cannot tell a non-member's click
+ * is in the channel (docs/protocol.md §5). Slack and Discord cannot tell a non-member's click
  * apart because they never deliver one: a button click reaches the binding signed by the
  * platform, user included, and only from someone the platform showed the message to, i.e.
  * someone who can read the channel (a Discord DM has only its two people). The binding has no
@@ -190,7 +190,7 @@ describe.each(platforms)('X7 — the authorization matrix on %s', (platform) => 
     const before = driver.notices().length;
     const response = await driver.click(binding.url, prompt, forged, alice);
     if (platform === 'mattermost') {
-      // PROTOCOL.md §5: the journal holds no such prompt with that nonce, so 401 and no
+      // docs/protocol.md §5: the journal holds no such prompt with that nonce, so 401 and no
       // ephemeral_text; Mattermost shows the clicker its own error for the failed action.
       expect(response.status).toBe(401);
     } else if (platform === 'discord') {

@@ -13,7 +13,7 @@ import { waitFor } from '../support/wait-for';
 const MALLORY = { id: 'mallory0000000000000000000', displayName: 'mallory' };
 
 /**
- * X3 (PROTOCOL.md §5, revised 2026-11-30): a Mattermost click is believed only with a valid
+ * X3 (docs/protocol.md §5, revised 2026-11-30): a Mattermost click is believed only with a valid
  * sig over the post's nonce, on the post the journal tracks for that prompt, in its channel,
  * from a member of that channel. Each attack below starts from a context captured from a real
  * button (what Mattermost sends back, nonce and sig included) and must publish nothing: the

@@ -11,7 +11,7 @@ import { alice } from '../support/commands';
 import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
 
-/** The Mattermost-only inbound rules (PROTOCOL.md §1.1, §5), at the binding's HTTP endpoints. */
+/** The Mattermost-only inbound rules (docs/protocol.md §1.1, §5), at the binding's HTTP endpoints. */
 describe('Mattermost endpoints (process)', () => {
   const driver = new MattermostDriver();
   let binding: BindingFixture;

@@ -153,7 +153,7 @@ describe('X8 — poison input cannot stall the session service', () => {
     await service.outputs.waitForOutputs('the Mattermost reply', is.text('You said: claimed'), {
       sessionId: deriveSessionId(mattermost),
     });
-    // JetStream's duplicate window (keyed by the bare id, PROTOCOL.md §1) would drop this copy
+    // JetStream's duplicate window (keyed by the bare id, docs/protocol.md §1) would drop this copy
     // before the ledger saw it; bindings keep their ids apart (Mattermost's carry
     // `mattermost:`). Published without the header, as it would arrive after that window, it
     // shows the ledger itself keeps platforms apart.

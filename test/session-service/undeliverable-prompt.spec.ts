@@ -5,7 +5,7 @@ import { SessionServiceFixture } from '../support/session-service.fixture';
 
 /**
  * R2 at the session service: a binding reports a prompt it can never show
- * (`ToolInteractionUndeliverable`, PROTOCOL.md §4); the session must end that call visibly
+ * (`ToolInteractionUndeliverable`, docs/protocol.md §4); the session must end that call visibly
  * instead of parking the batch for ever.
  */
 describe('R2 — a prompt that can never be shown ends visibly (session service)', () => {

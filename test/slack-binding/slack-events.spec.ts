@@ -15,7 +15,7 @@ import { alice } from '../support/commands';
 import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
 
-/** The Slack-only rules of PROTOCOL.md §1.1, at the binding's HTTP endpoint. */
+/** The Slack-only rules of docs/protocol.md §1.1, at the binding's HTTP endpoint. */
 describe('Slack events endpoint (process)', () => {
   const driver = new SlackDriver();
   let binding: BindingFixture;

@@ -67,7 +67,7 @@ export function join(conversation: Conversation): JoinSession {
   return { type: 'JoinSession', ...envelope(conversation) };
 }
 
-/** A binding giving up on a Request (PROTOCOL.md §4); its id derives from the Request's. */
+/** A binding giving up on a Request (docs/protocol.md §4); its id derives from the Request's. */
 export function undeliverable(
   conversation: Conversation,
   callId: string,

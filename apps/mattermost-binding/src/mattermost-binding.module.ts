@@ -18,7 +18,7 @@ import { MattermostPlatformAdapter } from './platform/mattermost-platform.adapte
 /**
  * How long a membership answer is believed, and how many are kept: long enough that a burst
  * of clicks costs one lookup, short enough that someone removed from a channel soon stops
- * answering its prompts (PROTOCOL.md §5: "cached briefly").
+ * answering its prompts (docs/protocol.md §5: "cached briefly").
  */
 const MEMBERSHIP_TTL_MS = 30_000;
 const MEMBERSHIP_MAX_ENTRIES = 10_000;

@@ -9,7 +9,7 @@ type ProvisionConfig = Pick<
 
 /**
  * What a binding creates at start: the commands stream it writes, the outputs stream it reads,
- * the dead-letter stream, and its platform's durable (PROTOCOL.md §2).
+ * the dead-letter stream, and its platform's durable (docs/protocol.md §2).
  */
 export function bindingProvisionPlan(config: ProvisionConfig, platform: Platform): ProvisionPlan {
   const prefix = config.TOLLGATE_SUBJECT_PREFIX;

@@ -2,7 +2,7 @@ import { retryDelayMs } from '@tollgate/messaging';
 import { MAX_DELIVER } from '@tollgate/protocol';
 
 /**
- * ARCHITECTURE.md §4.1: a transient platform failure is retried for at least a day before
+ * docs/architecture.md §4.1: a transient platform failure is retried for at least a day before
  * its message is dead-lettered. The binding takes the runner's policy as it is, so this
  * checks the arithmetic of that policy with the values the binding runs with.
  */

@@ -77,7 +77,7 @@ export type PlatformFailure =
       readonly reason: string;
       /**
        * The platform's own error as `ToolInteractionUndeliverable.reason` carries it
-       * (PROTOCOL.md §4): Slack's `error` string, Discord `<http status>:<error code>`,
+       * (docs/protocol.md §4): Slack's `error` string, Discord `<http status>:<error code>`,
        * Mattermost `<http status>:<error id>`. Absent when the platform gave none.
        */
       readonly platformCode?: string;

@@ -5,7 +5,7 @@ import {
 } from '@nats-io/nats-core';
 
 /**
- * How a service proves who it is to NATS (PROTOCOL.md §5): a user and password, or a NATS
+ * How a service proves who it is to NATS (docs/protocol.md §5): a user and password, or a NATS
  * credentials file (user JWT + nkey seed), read once at start. Absent means anonymous.
  */
 export type NatsCredentials =

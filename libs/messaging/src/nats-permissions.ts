@@ -40,7 +40,7 @@ export function roleInboxPrefix(prefix: string, role: NatsRole): string {
 }
 
 /**
- * Exactly what each role needs (PROTOCOL.md §5): the session-service consumes commands and
+ * Exactly what each role needs (docs/protocol.md §5): the session-service consumes commands and
  * publishes outputs; a binding publishes its platform's commands and consumes its platform's
  * outputs; each writes only its own dead-letter subject. Every service creates, idempotently,
  * the three streams and its own durable at start, so it may look them up and create them, but

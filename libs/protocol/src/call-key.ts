@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 const VERBATIM_CALL_KEY = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
- * The subject token for a call (PROTOCOL.md §1). Model-given call ids may hold dots, spaces,
+ * The subject token for a call (docs/protocol.md §1). Model-given call ids may hold dots, spaces,
  * wildcards or any length, none of which a NATS subject token can carry, so those are hashed.
  * The mapping is one-way on purpose: the payload's `callId` is the only source of a call id.
  * Total over all strings, including ones the message schemas refuse.

@@ -7,7 +7,7 @@ import { storableIdentifier } from './storable-identifier';
 
 /*
  * Every schema is strict: an unknown field means a sender speaking another version of the
- * contract, and a version is never guessed (PROTOCOL.md §3), so it is refused, not ignored.
+ * contract, and a version is never guessed (docs/protocol.md §3), so it is refused, not ignored.
  */
 
 export const userMessageSchema = z.strictObject({
@@ -29,7 +29,7 @@ export const toolInteractionResponseSchema = z.strictObject({
   ...commandEnvelopeFields,
   callId: callIdSchema,
   // Any key, not just the standard ones: a key the prompt did not offer is answered with
-  // `Rejected{option_unavailable}` by the session, never dead-lettered (PROTOCOL.md §4).
+  // `Rejected{option_unavailable}` by the session, never dead-lettered (docs/protocol.md §4).
   optionKey: storableIdentifier().min(1).max(LIMITS.optionKey),
   sender: personSchema,
   promptRef: storableIdentifier().min(1).optional(),
@@ -39,7 +39,7 @@ export const toolInteractionResponseSchema = z.strictObject({
 
 /**
  * A binding could never show a prompt (the platform refused its `Request` for good): the
- * session expires the call instead of waiting for an answer that cannot come (PROTOCOL.md §4,
+ * session expires the call instead of waiting for an answer that cannot come (docs/protocol.md §4,
  * added 2026-11-30). `reason` is the platform's own error code.
  */
 export const toolInteractionUndeliverableSchema = z.strictObject({

@@ -1,4 +1,4 @@
-/** Headers on every dead-lettered copy (PROTOCOL.md §2), so an operator sees why and whence. */
+/** Headers on every dead-lettered copy (docs/protocol.md §2), so an operator sees why and whence. */
 export const DLQ_HEADERS = {
   reason: 'Tollgate-Dlq-Reason',
   originalSubject: 'Tollgate-Original-Subject',

@@ -30,7 +30,7 @@ export const agentSchema = z.strictObject({
 export const occurredAtSchema = z.iso.datetime({ offset: true });
 
 /**
- * Fields every payload carries (PROTOCOL.md §3). `sessionId` is only a string here: whether it
+ * Fields every payload carries (docs/protocol.md §3). `sessionId` is only a string here: whether it
  * belongs to `conversation` is checked after the shape, so a mismatch gets its own reason.
  */
 const envelopeFields = {
@@ -68,7 +68,7 @@ interface OutputIdParts {
 }
 
 /**
- * Why an output's `id` breaks the form of PROTOCOL.md §1, or undefined when it does not. The
+ * Why an output's `id` breaks the form of docs/protocol.md §1, or undefined when it does not. The
  * form is checked because bindings deduplicate by it: an id that does not tie to its session
  * and event could collide with another output's.
  */

@@ -1,4 +1,4 @@
-/** Size limits of PROTOCOL.md §1, §3 and §4, in UTF-16 code units as JavaScript counts them. */
+/** Size limits of docs/protocol.md §1, §3 and §4, in UTF-16 code units as JavaScript counts them. */
 export const LIMITS = {
   text: 40_000,
   displayText: 12_000,

@@ -64,7 +64,7 @@ export function parseOutput(input: unknown): ParseResult<Output> {
  * subject would otherwise be applied to the session its body names, unseen by whoever
  * routed by subject. The subject's platform is what NATS permissions confined the sender
  * to, so a command whose subject platform, session id and conversation do not all name the
- * same platform is refused as `platform_mismatch` (PROTOCOL.md §2, revised 2026-11-30).
+ * same platform is refused as `platform_mismatch` (docs/protocol.md §2, revised 2026-11-30).
  */
 export function parseCommandForSubject(
   subjects: Subjects,

@@ -1,7 +1,7 @@
 import { LIMITS } from './limits';
 
 /**
- * The id of the `n`-th output caused by the journaled event at `seq` (PROTOCOL.md §1). It is
+ * The id of the `n`-th output caused by the journaled event at `seq` (docs/protocol.md §1). It is
  * also the `Nats-Msg-Id`, so a relay that publishes the same outbox row twice is deduplicated.
  * Throws on arguments no caller should produce: a bad id would silently break deduplication.
  */
@@ -30,7 +30,7 @@ export function unjournaledOutputId(sessionId: string, commandId: string): strin
 
 /**
  * The id of the `ToolInteractionUndeliverable` for a `Request` that can never be shown
- * (PROTOCOL.md §4): derived from the output, so every replica that gives up on it sends the
+ * (docs/protocol.md §4): derived from the output, so every replica that gives up on it sends the
  * same command and the stream and the session keep one.
  */
 export function undeliverableCommandId(requestOutputId: string): string {

@@ -12,7 +12,7 @@ import { principalSchema } from './principal.schema';
 
 /*
  * Every schema is strict: an unknown field means a sender speaking another version of the
- * contract, and a version is never guessed (PROTOCOL.md §3), so it is refused, not ignored.
+ * contract, and a version is never guessed (docs/protocol.md §3), so it is refused, not ignored.
  */
 
 export const toolInteractionRequestSchema = z
@@ -53,7 +53,7 @@ export const toolInteractionUpdateSchema = z
     const { request } = update;
     if (request === undefined) {
       if (update.status === 'RefreshedAfterRestart') {
-        // A binding with no record of the prompt re-posts it from this (PROTOCOL.md §4).
+        // A binding with no record of the prompt re-posts it from this (docs/protocol.md §4).
         ctx.addIssue({
           code: 'custom',
           path: ['request'],
@@ -119,7 +119,7 @@ export const textOutputSchema = z
     /**
      * Added 2026-12-01: a person the post addresses (a reminder's requester). Built by Tollgate,
      * never taken from model or user text, so each binding renders it as its platform's real
-     * mention, ahead of the inert text (PROTOCOL.md §4, §7).
+     * mention, ahead of the inert text (docs/protocol.md §4, §7).
      */
     mention: personSchema.optional(),
   })

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** `automation` (a webhook or reminder) lets any member answer its prompts (PROTOCOL.md §4). */
+/** `automation` (a webhook or reminder) lets any member answer its prompts (docs/protocol.md §4). */
 export const PRINCIPALS = ['user', 'automation'] as const;
 export const principalSchema = z.enum(PRINCIPALS);
 export type Principal = z.infer<typeof principalSchema>;

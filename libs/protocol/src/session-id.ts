@@ -6,7 +6,7 @@ const SESSION_ID_PATTERN = new RegExp(`^(${PLATFORMS.join('|')})-[0-9a-f]{32}$`)
 
 /**
  * Deterministic, so every replica and every test derives the same id for a conversation
- * without asking anyone (PROTOCOL.md §1).
+ * without asking anyone (docs/protocol.md §1).
  */
 export function deriveSessionId(conversation: Conversation): string {
   const { platform, workspaceId, channelId, threadId } = conversation;

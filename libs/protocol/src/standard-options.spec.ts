@@ -2,7 +2,7 @@ import { optionSchema } from './option.schema';
 import { STANDARD_OPTIONS, standardOptions } from './standard-options';
 
 describe('STANDARD_OPTIONS', () => {
-  it('holds the labels and styles of PROTOCOL.md §3', () => {
+  it('holds the labels and styles of docs/protocol.md §3', () => {
     expect(STANDARD_OPTIONS).toEqual({
       approve_once: { key: 'approve_once', label: 'Approve once', style: 'primary' },
       approve_session: { key: 'approve_session', label: 'Allow in this chat', style: 'default' },

@@ -1,6 +1,6 @@
 import { OPTION_KEYS, type Option, type OptionKey } from './option.schema';
 
-/** The options of PROTOCOL.md §3 as a policy offers them; a tool's policy may offer fewer. */
+/** The options of docs/protocol.md §3 as a policy offers them; a tool's policy may offer fewer. */
 export const STANDARD_OPTIONS: Readonly<Record<OptionKey, Readonly<Option>>> = Object.freeze({
   approve_once: Object.freeze({ key: 'approve_once', label: 'Approve once', style: 'primary' }),
   approve_session: Object.freeze({

@@ -8,7 +8,7 @@ import {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 describe('streamDefinitions', () => {
-  it('defines the three streams of PROTOCOL.md §2 for the default prefix', () => {
+  it('defines the three streams of docs/protocol.md §2 for the default prefix', () => {
     const expected: StreamDefinitions = {
       commands: {
         name: 'TOLLGATE_CMD',

@@ -5,7 +5,7 @@ import { Subjects } from './subjects';
 /**
  * JetStream settings as plain data, so this library stays free of NATS types; the messaging
  * library maps them onto the client. Every service compares these with the running stream and
- * only logs a difference (PROTOCOL.md §2), so they must be the same in every service.
+ * only logs a difference (docs/protocol.md §2), so they must be the same in every service.
  */
 export interface StreamDefinition {
   readonly name: string;
@@ -19,7 +19,7 @@ export interface StreamDefinition {
   readonly replicas?: number;
 }
 
-/** Every Tollgate consumer is also pull, explicit ack and without `backoff` (PROTOCOL.md §2). */
+/** Every Tollgate consumer is also pull, explicit ack and without `backoff` (docs/protocol.md §2). */
 export interface ConsumerDefinition {
   readonly stream: string;
   readonly durable: string;

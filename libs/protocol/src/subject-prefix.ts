@@ -5,7 +5,7 @@ export const DEFAULT_SUBJECT_PREFIX = 'tollgate';
 const PREFIX_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
 
 /**
- * Reads `TOLLGATE_SUBJECT_PREFIX` (PROTOCOL.md §2). An empty value counts as unset, as it does
+ * Reads `TOLLGATE_SUBJECT_PREFIX` (docs/protocol.md §2). An empty value counts as unset, as it does
  * for every other variable (a compose file's `FOO=` means "not given").
  */
 export function parseSubjectPrefix(raw: string | undefined): ParseResult<string> {
@@ -39,7 +39,7 @@ export function assertSubjectPrefix(prefix: string): void {
 }
 
 /**
- * The prefix as PROTOCOL.md §2 spells it in stream names. Beware: `a-b` and `a_b` map to the
+ * The prefix as docs/protocol.md §2 spells it in stream names. Beware: `a-b` and `a_b` map to the
  * same streams while their subjects differ, so two deployments must not use such a pair.
  */
 export function streamNamePart(prefix: string): string {

@@ -16,7 +16,7 @@ export interface CommandSubject {
   readonly kind: CommandKind;
 }
 
-/** No call id here on purpose: a subject carries only the call key (PROTOCOL.md §1). */
+/** No call id here on purpose: a subject carries only the call key (docs/protocol.md §1). */
 export type OutputSubject =
   | {
       readonly kind: 'call';
@@ -36,7 +36,7 @@ const UNSAFE_TOKEN = /[\s.*>]/;
 const CALL_KEY_TOKEN = /^(?:[A-Za-z0-9_-]{1,128}|h-[0-9a-f]{40})$/;
 
 /**
- * Subject builders and parsers of PROTOCOL.md §2 for one prefix. Builders throw on a token that
+ * Subject builders and parsers of docs/protocol.md §2 for one prefix. Builders throw on a token that
  * would change the subject's shape (a programming error: a dotted session id would publish to
  * a different subject); parsers never throw.
  */
@@ -47,7 +47,7 @@ export class Subjects {
 
   /**
    * The platform leads the session id so NATS permissions can confine a binding to
-   * `<prefix>.cmd.<its platform>.>` (PROTOCOL.md §2, revised 2026-11-30).
+   * `<prefix>.cmd.<its platform>.>` (docs/protocol.md §2, revised 2026-11-30).
    */
   command(platform: Platform, sessionId: string, kind: CommandKind): string {
     return `${this.prefix}.cmd.${platformToken(platform, sessionId)}.${sessionId}.${kind}`;

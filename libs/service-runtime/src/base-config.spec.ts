@@ -14,7 +14,7 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 }
 
 describe('loadConfig', () => {
-  it('applies the PROTOCOL.md §5 defaults for the service', () => {
+  it('applies the docs/protocol.md §5 defaults for the service', () => {
     const config = loadConfig('slack-binding', valid, {});
     expect(config).toMatchObject({
       service: 'slack-binding',

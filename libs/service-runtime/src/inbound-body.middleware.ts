@@ -2,7 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import type { InboundRefusals } from './inbound-refusals.service';
 
-/** Every inbound endpoint refuses bodies over 1 MiB with 413 (PROTOCOL.md §5). */
+/** Every inbound endpoint refuses bodies over 1 MiB with 413 (docs/protocol.md §5). */
 export const INBOUND_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** What the platforms POST: JSON (Slack events, Discord, Mattermost) or a form (the rest). */

@@ -17,7 +17,7 @@ const CREDS_SEED = /-----BEGIN USER NKEY SEED-----\s*SU[A-Z2-7]+\s*------END USE
 
 /**
  * NATS_USER + NATS_PASSWORD, or NATS_CREDS (a credentials file), or neither for an anonymous
- * connection (PROTOCOL.md §5). Shared by the services and the operator scripts. Problems name
+ * connection (docs/protocol.md §5). Shared by the services and the operator scripts. Problems name
  * the variable and never quote a value: the password, and even the file's path, stay out of
  * the message.
  */

@@ -36,7 +36,7 @@ const PUBLIC_URL = 'http://tollgate-binding.test';
 const THREAD_STARTER = 'threadstarter0000000000000';
 /**
  * The members of every fresh conversation's channel: the binding answers a click only from a
- * member (PROTOCOL.md §5), and the suites click as these people.
+ * member (docs/protocol.md §5), and the suites click as these people.
  */
 const CHANNEL_MEMBERS = [THREAD_STARTER, alice.id, bob.id];
 

@@ -6,7 +6,7 @@ import { promptOutputs } from './prompt-outputs';
 
 /**
  * Platform failures, crashes and a second replica: every output ends in exactly one effect
- * (ARCHITECTURE.md §4.1, B12, B13).
+ * (docs/architecture.md §4.1, B12, B13).
  */
 describe('binding core: failures and concurrent replicas', () => {
   let harness: BindingHarness;

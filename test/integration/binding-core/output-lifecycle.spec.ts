@@ -5,7 +5,7 @@ import { BindingHarness, SERVICE } from './binding-harness';
 import { promptOutputs } from './prompt-outputs';
 
 /**
- * The prompt lifecycle of ARCHITECTURE.md §4.1 driven through the binding's real durable
+ * The prompt lifecycle of docs/architecture.md §4.1 driven through the binding's real durable
  * consumer: outputs published to <PREFIX>_OUT, effects observed on a recorded platform,
  * the journal read back from PostgreSQL.
  */

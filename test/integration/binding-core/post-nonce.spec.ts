@@ -4,7 +4,7 @@ import { promptOutputs } from './prompt-outputs';
 const NONCE = /^[0-9a-f]{32}$/;
 
 /**
- * X3: the post nonce (PROTOCOL.md §5, revised 2026-11-30) is the core's, not Mattermost's: new
+ * X3: the post nonce (docs/protocol.md §5, revised 2026-11-30) is the core's, not Mattermost's: new
  * for every post of a prompt, kept while the post is edited in place, held by the journal for
  * the post it tracks, so a binding can tell a click on that post from a replay.
  */

@@ -8,7 +8,7 @@ import { classifyDiscordInteraction, type DiscordInteraction } from './discord-i
 const APP = '1100000000000000001';
 const alice = { id: '80351110224678912', username: 'alice', global_name: 'Alice' };
 
-describe('Discord conversation rules (PROTOCOL.md §1.1)', () => {
+describe('Discord conversation rules (docs/protocol.md §1.1)', () => {
   it('answers a PING', () => {
     expect(classifyDiscordInteraction(pingInteraction(APP))).toEqual({ kind: 'ping' });
   });

@@ -46,7 +46,7 @@ export type InteractionVerdict =
   | { readonly kind: 'ignore'; readonly reason: string };
 
 /**
- * PROTOCOL.md §1.1 for Discord: workspaceId = guild id ('' in a DM), channelId = the channel
+ * docs/protocol.md §1.1 for Discord: workspaceId = guild id ('' in a DM), channelId = the channel
  * (or thread channel) of the interaction, threadId = ''. Messages arrive as `/ask text:<…>`;
  * the command id is the interaction id. The person is `member.user` in a guild, `user` in a DM.
  */

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What a Tollgate button's `integration.context` carries (PROTOCOL.md §5, revised 2026-11-30). */
+/** What a Tollgate button's `integration.context` carries (docs/protocol.md §5, revised 2026-11-30). */
 export interface ActionContext {
   readonly sessionId: string;
   readonly callId: string;

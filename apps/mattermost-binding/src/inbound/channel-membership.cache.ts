@@ -2,7 +2,7 @@
 export type MembershipLookup = (channelId: string, userId: string) => Promise<boolean>;
 
 export interface ChannelMembershipOptions {
-  /** How long an answer is believed (PROTOCOL.md §5: "cached briefly"). */
+  /** How long an answer is believed (docs/protocol.md §5: "cached briefly"). */
   readonly ttlMs: number;
   /** Answers kept at most; the oldest go first. */
   readonly maxEntries: number;

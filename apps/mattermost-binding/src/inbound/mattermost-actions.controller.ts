@@ -33,7 +33,7 @@ const RETRY_NOTICE = 'Tollgate could not take that click just now; please try ag
  * Button clicks become ToolInteractionResponse commands carrying the clicker. Mattermost signs
  * nothing, so a click is believed only when the HMAC in its context checks out, the journal
  * holds that prompt with that context's nonce on that very post, and the clicker is a member
- * of the post's channel (PROTOCOL.md §5, revised 2026-11-30). The prompt is not touched here:
+ * of the post's channel (docs/protocol.md §5, revised 2026-11-30). The prompt is not touched here:
  * it changes only when the session answers.
  */
 @Controller('mattermost')
@@ -91,7 +91,7 @@ export class MattermostActionsController {
         promptRef,
         optionKey,
         clicker: { id: userId, ...(userName ? { displayName: userName } : {}) },
-        // PROTOCOL.md §1: the click's trigger_id, else its post and clicker.
+        // docs/protocol.md §1: the click's trigger_id, else its post and clicker.
         commandId: mattermostCommandId(
           str(body?.trigger_id) ?? `${messageRef.messageId}:${userId}`,
         ),

@@ -33,7 +33,7 @@ const pending: JournaledPrompt = {
 };
 const click = { userId: 'user1', postId: 'post1', channelId: 'chan1' };
 
-describe('X3 which signed Mattermost clicks the journal vouches for (PROTOCOL.md §5)', () => {
+describe('X3 which signed Mattermost clicks the journal vouches for (docs/protocol.md §5)', () => {
   it('a click on the journaled post of a pending prompt, with its nonce, goes on to the membership check in that post’s channel', () => {
     expect(checkClick(context, click, pending)).toEqual({
       kind: 'check_member',

@@ -10,7 +10,7 @@ export interface ClickRequest {
 }
 
 /**
- * What PROTOCOL.md §5 (revised 2026-11-30) makes of a signed click, once the journal has been
+ * What docs/protocol.md §5 (revised 2026-11-30) makes of a signed click, once the journal has been
  * read: `refuse` is a 401 with nothing published; `expired` is a prompt the journal holds as
  * cleared; `check_member` is every check but membership passed.
  */

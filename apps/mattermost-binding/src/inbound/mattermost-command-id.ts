@@ -1,5 +1,5 @@
 /**
- * A command id from Mattermost's own ids (PROTOCOL.md §1), in the binding's own namespace.
+ * A command id from Mattermost's own ids (docs/protocol.md §1), in the binding's own namespace.
  * A `trigger_id` is free text to whoever holds the command token, and JetStream deduplicates
  * `Nats-Msg-Id` (= the command id) across every platform's commands: unprefixed, a Mattermost
  * request could claim a Slack or Discord command's id first and have the real one dropped as

@@ -8,7 +8,7 @@ const base = {
   user_name: 'alice',
 };
 
-describe('Mattermost conversation rules (PROTOCOL.md §1.1)', () => {
+describe('Mattermost conversation rules (docs/protocol.md §1.1)', () => {
   it('a slash command in a thread: the thread is its root_id, the command id from its trigger_id', () => {
     expect(
       classifyMattermostCommand({

@@ -24,7 +24,7 @@ export interface InboundMattermostMessage {
   readonly conversation: Conversation;
   readonly sender: Person;
   readonly text: string;
-  /** PROTOCOL.md §1: from the `trigger_id`, or the post id, so a redelivery is the same command. */
+  /** docs/protocol.md §1: from the `trigger_id`, or the post id, so a redelivery is the same command. */
   readonly commandId: string;
   /** A slash command answers its caller; an outgoing webhook's answer would be posted. */
   readonly source: 'slash_command' | 'outgoing_webhook';
@@ -43,7 +43,7 @@ export function commandTokenMatches(expected: string, given: unknown): boolean {
 }
 
 /**
- * PROTOCOL.md §1.1 for Mattermost: workspaceId = team id, channelId = the channel, threadId =
+ * docs/protocol.md §1.1 for Mattermost: workspaceId = team id, channelId = the channel, threadId =
  * the post's `root_id`, or its own id when it is a root post (a slash command typed at the top
  * of a channel names no post: its thread is `""`).
  */

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Grants belong to a person (PROTOCOL.md §4, revised 2026-11-30): "Always allow" covers the
+ * Grants belong to a person (docs/protocol.md §4, revised 2026-11-30): "Always allow" covers the
  * approver, that tool, that platform and that workspace. Before, one row per workspace and
  * tool covered everyone there, which in Discord DMs (workspace `""`) meant every user's DM.
  *

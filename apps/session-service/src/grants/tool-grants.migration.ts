@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * "Always allow" grants (ARCHITECTURE.md §3.6): one row per workspace and tool, a projection
+ * "Always allow" grants (docs/architecture.md §3.6): one row per workspace and tool, a projection
  * of journaled approve_always answers written in the answer's own transaction.
  */
 export class ToolGrants1764633600000 implements MigrationInterface {

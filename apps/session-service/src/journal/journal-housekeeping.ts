@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 
 /**
  * Platforms retry a click for minutes, and an operator may replay a day-old command: the
- * command ledger keeps ids 7 days (ARCHITECTURE.md §3.1), well past JetStream's 2-minute
+ * command ledger keeps ids 7 days (docs/architecture.md §3.1), well past JetStream's 2-minute
  * duplicate window. Sent outbox rows are kept a day for inspection; the journal is never
  * pruned.
  */

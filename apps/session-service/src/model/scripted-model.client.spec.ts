@@ -11,7 +11,7 @@ function ask(messages: ProviderMessage[], turnSeq = 2): Promise<unknown> {
 
 const user = (content: string): ProviderMessage => ({ role: 'user', content });
 
-describe('scripted model (PROTOCOL.md §6)', () => {
+describe('scripted model (docs/protocol.md §6)', () => {
   describe('given a user message', () => {
     it('answers plain text with "You said: <text>"', async () => {
       await expect(ask([user('hello there')])).resolves.toEqual({

@@ -8,7 +8,7 @@ interface ParsedMessage {
   readonly unparsable: readonly string[];
 }
 
-/** PROTOCOL.md §6: each `!<tool> <JSON object>` line of a user message is one call. */
+/** docs/protocol.md §6: each `!<tool> <JSON object>` line of a user message is one call. */
 export function parseScriptedMessage(text: string): ParsedMessage {
   const calls: { toolName: string; arguments: string }[] = [];
   const unparsable: string[] = [];
@@ -32,7 +32,7 @@ function isJsonObject(text: string): boolean {
 }
 
 /**
- * The deterministic model of PROTOCOL.md §6. It reads only the history it is given, so a
+ * The deterministic model of docs/protocol.md §6. It reads only the history it is given, so a
  * redrive months later in another process answers exactly as the first process would have.
  */
 export class ScriptedModelClient implements ModelClient {

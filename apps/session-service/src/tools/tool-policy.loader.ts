@@ -15,7 +15,7 @@ import {
 import type { ToolRegistry } from './tool-registry';
 
 /**
- * `TOOL_POLICY_FILE` (PROTOCOL.md §5), YAML or JSON (JSON is YAML, so one parser serves both
+ * `TOOL_POLICY_FILE` (docs/protocol.md §5), YAML or JSON (JSON is YAML, so one parser serves both
  * and gives line numbers for either):
  *
  * ```yaml

@@ -1,7 +1,7 @@
 import { STANDARD_OPTIONS } from '@tollgate/protocol';
 import { defaultToolPolicy } from './tool-policy';
 
-describe('default tool policy (PROTOCOL.md §5)', () => {
+describe('default tool policy (docs/protocol.md §5)', () => {
   const policy = defaultToolPolicy();
   const allOptions = [
     STANDARD_OPTIONS.approve_once,

@@ -36,7 +36,7 @@ const ALL_OPTIONS: readonly OptionKey[] = [
 ];
 
 /**
- * PROTOCOL.md §5's built-in default: `echo` auto, `write_note` approval, and `delegate`
+ * docs/protocol.md §5's built-in default: `echo` auto, `write_note` approval, and `delegate`
  * approval (docs/protocol.md §6: starting a sub-agent is itself an action someone allows).
  */
 export function defaultToolPolicy(): ToolPolicy {

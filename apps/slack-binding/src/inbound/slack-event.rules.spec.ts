@@ -2,7 +2,7 @@ import { classifySlackEvent } from './slack-event.rules';
 
 const base = { channel: 'C1', user: 'U1', ts: '100.1', text: 'hello' };
 
-describe('Slack conversation rules (PROTOCOL.md §1.1)', () => {
+describe('Slack conversation rules (docs/protocol.md §1.1)', () => {
   it('forwards a mention as a thread rooted at its own ts, without the mention', () => {
     const verdict = classifySlackEvent('T1', {
       ...base,

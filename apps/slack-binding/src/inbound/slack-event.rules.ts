@@ -33,7 +33,7 @@ export interface InboundSlackMessage {
 /** Subtypes that are still a person writing; every other subtype is an edit, a join, a bot… */
 const COUNTED_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
 
-/** PROTOCOL.md §1.1's conversation rules for Slack. */
+/** docs/protocol.md §1.1's conversation rules for Slack. */
 export function classifySlackEvent(teamId: string, event: SlackMessageEvent): SlackEventVerdict {
   if (event.type !== 'app_mention' && event.type !== 'message') {
     return { kind: 'ignore', reason: `event type ${event.type}` };

@@ -25,7 +25,7 @@ const MESSAGE_EVENT_TYPES = new Set(['message', 'app_mention']);
 type EventsReply = { challenge: string } | { ok: true } | { ok: false; reason: string };
 
 /**
- * The Events API: URL verification, and messages that count (PROTOCOL.md §1.1) forwarded as
+ * The Events API: URL verification, and messages that count (docs/protocol.md §1.1) forwarded as
  * UserMessage commands. A message that cannot be published is answered 503, so Slack retries
  * it rather than losing it; the command id makes the retry harmless. A signed body Tollgate
  * cannot read is answered 200 with its reason: Slack retries every non-2xx answer, and a

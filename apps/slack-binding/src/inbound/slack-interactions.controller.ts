@@ -72,7 +72,7 @@ export class SlackInteractionsController {
         promptRef: action.value,
         optionKey: action.action_id!.slice(ACTION_ID_PREFIX.length),
         clicker,
-        // PROTOCOL.md §1: a Slack click's command id is `<action_ts>:<user id>`.
+        // docs/protocol.md §1: a Slack click's command id is `<action_ts>:<user id>`.
         commandId: `${action.action_ts}:${userId}`,
         messageRef: { channelId, messageId: messageTs },
       });

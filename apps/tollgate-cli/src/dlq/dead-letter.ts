@@ -1,6 +1,6 @@
 import { DLQ_HEADERS } from '@tollgate/protocol';
 
-/** One dead-lettered copy in `<PREFIX>_DLQ`, as its headers describe it (PROTOCOL.md §2). */
+/** One dead-lettered copy in `<PREFIX>_DLQ`, as its headers describe it (docs/protocol.md §2). */
 export interface DeadLetter {
   readonly seq: number;
   readonly time: Date;

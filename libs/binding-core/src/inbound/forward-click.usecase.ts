@@ -17,7 +17,7 @@ export interface Click {
   readonly promptRef: string;
   readonly optionKey: string;
   readonly clicker: Person;
-  /** From the platform's own ids (PROTOCOL.md §1), so a retried click is the same command. */
+  /** From the platform's own ids (docs/protocol.md §1), so a retried click is the same command. */
   readonly commandId: string;
   /** The message the click came from, when the platform says. */
   readonly messageRef?: MessageRef;
@@ -41,7 +41,7 @@ export interface ForwardClickDeps {
 /**
  * Turns a click into a `ToolInteractionResponse`. It never edits the prompt: only the
  * session's answer (`Resolved`, `Rejected`, `Update`) does, so the session stays the single
- * source of truth (ARCHITECTURE.md §4.2).
+ * source of truth (docs/architecture.md §4.2).
  */
 export class ForwardClick {
   constructor(private readonly deps: ForwardClickDeps) {}

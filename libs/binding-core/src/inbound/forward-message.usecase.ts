@@ -20,7 +20,7 @@ import {
   type TextAnswerHintReason,
 } from './text-answer.rules';
 
-/** A verified chat message the binding decided counts (PROTOCOL.md §1.1). */
+/** A verified chat message the binding decided counts (docs/protocol.md §1.1). */
 export interface IncomingMessage {
   readonly conversation: Conversation;
   readonly sender: Person;

@@ -3,7 +3,7 @@ import type { KnownSessions } from '../journal/known-sessions.port';
 
 /**
  * Whether a conversation already has a session this binding knows of: Slack forwards any
- * message in such a thread, not only mentions (PROTOCOL.md §1.1).
+ * message in such a thread, not only mentions (docs/protocol.md §1.1).
  */
 export class HasSession {
   constructor(private readonly sessions: Pick<KnownSessions, 'has'>) {}

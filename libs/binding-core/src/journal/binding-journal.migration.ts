@@ -63,7 +63,7 @@ export class BindingPromptJournal1764547200000 implements MigrationInterface {
         lease_until  timestamptz,
         claim_id     text
       )`);
-    // Slack counts any message in a thread that already has a session (PROTOCOL.md §1.1).
+    // Slack counts any message in a thread that already has a session (docs/protocol.md §1.1).
     await runner.query(`
       CREATE TABLE known_sessions (
         session_id    text        PRIMARY KEY,

@@ -76,7 +76,7 @@ export interface PendingPrompt extends PromptAddress {
 }
 
 /**
- * The binding's prompt journal and its projection (ARCHITECTURE.md §4.1). Every method is one
+ * The binding's prompt journal and its projection (docs/architecture.md §4.1). Every method is one
  * short transaction; the platform is never called while one is open.
  */
 export interface PromptJournal {

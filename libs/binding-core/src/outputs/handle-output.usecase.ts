@@ -114,7 +114,7 @@ interface DeliveryEffect<T> {
 }
 
 /**
- * The consumer's work for one output (ARCHITECTURE.md §4.1): validate; claim the prompt in a
+ * The consumer's work for one output (docs/architecture.md §4.1): validate; claim the prompt in a
  * short transaction; make the chat effect outside any transaction; journal it in a second
  * short transaction. Throws TransientFailure (nak with delay) or PermanentFailure /
  * InvalidPayload (dead-letter), each with a reason code; returning means ack.
@@ -289,7 +289,7 @@ export class HandleOutput {
   /**
    * The platform refused the prompt's post for good (channel gone, bot removed): nothing is
    * out there, so the intent ends with no event, and the session is told, so that it expires
-   * the call instead of waiting for an answer that cannot come (PROTOCOL.md §4). A publish
+   * the call instead of waiting for an answer that cannot come (docs/protocol.md §4). A publish
    * that fails is retried with the whole output; the command's id makes the repeat harmless.
    */
   private async undeliverable(

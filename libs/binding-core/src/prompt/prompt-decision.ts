@@ -17,7 +17,7 @@ export type PromptDropReason =
 export type PostableView = Extract<PromptView, { kind: 'pending' | 'refreshed' }>;
 
 /**
- * What one output does to one prompt (ARCHITECTURE.md §4.1). Decisions that touch the chat
+ * What one output does to one prompt (docs/architecture.md §4.1). Decisions that touch the chat
  * carry everything needed to journal their result once the platform has answered.
  */
 export type PromptDecision =

@@ -67,7 +67,7 @@ const expired = (seq: number) =>
 const resolved = (seq: number) => aResolved({ id: `${request.sessionId}:${seq}:0`, seq });
 const requestAt = (seq: number) => aRequest({ id: `${request.sessionId}:${seq}:0`, seq });
 
-describe('prompt lifecycle decider (ARCHITECTURE.md §4.1)', () => {
+describe('prompt lifecycle decider (docs/architecture.md §4.1)', () => {
   describe('given no record of the prompt', () => {
     const state = given();
 

@@ -15,13 +15,13 @@ import type { PromptCleared, PromptEvent, PromptTracked } from './prompt-event';
 import { IllegalPromptTransition } from './prompt-lifecycle.errors';
 import type { PromptState } from './prompt-state';
 
-/** The outputs ordered by `seq`; `Rejected` is exempt (PROTOCOL.md §3). */
+/** The outputs ordered by `seq`; `Rejected` is exempt (docs/protocol.md §3). */
 export type OrderedCallOutput = Exclude<CallOutput, ToolInteractionRejected>;
 
 type PendingState = Extract<PromptState, { status: 'pending' }>;
 
 /**
- * The decision table of ARCHITECTURE.md §4.1, pure. `Rejected` is answered in every state and
+ * The decision table of docs/architecture.md §4.1, pure. `Rejected` is answered in every state and
  * changes none; everything else obeys the seq rule first (not newer than the last applied →
  * drop), then the table.
  */

@@ -12,7 +12,7 @@ export type ClearedOutcome = 'resolved' | 'abandoned' | 'expired' | 'tombstone';
 
 /**
  * What the binding knows of one prompt. Closed: every switch over `status` is exhaustive,
- * and `cleared` is terminal (ARCHITECTURE.md §4.1).
+ * and `cleared` is terminal (docs/architecture.md §4.1).
  */
 export type PromptState =
   | { readonly status: 'untracked' }

@@ -9,7 +9,7 @@ export interface StatusMarkup {
 }
 
 /**
- * The lifecycle line every binding shows under a prompt, worded once (PROTOCOL.md §7: "still
+ * The lifecycle line every binding shows under a prompt, worded once (docs/protocol.md §7: "still
  * valid" and "restart", "superseded", "expired", the decision and who). Undefined while the
  * prompt is simply pending.
  */

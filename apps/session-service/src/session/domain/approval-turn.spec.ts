@@ -60,7 +60,7 @@ const PHASES: ApprovalPhase[] = [
   'WaitingForSubAgents',
 ];
 
-/** Every mutator, and the phases from which the diagram (ARCHITECTURE.md §3.2) allows it. */
+/** Every mutator, and the phases from which the diagram (docs/architecture.md §3.2) allows it. */
 const MOVES: Record<
   string,
   { allowedFrom: ApprovalPhase[]; apply(t: ApprovalTurn): ApprovalTurn }

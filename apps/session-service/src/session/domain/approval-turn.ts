@@ -1,7 +1,7 @@
 import { IllegalApprovalTransition } from './approval-turn.errors';
 
 /**
- * The approval turn (ARCHITECTURE.md §3.2): the one value that owns the current batch's
+ * The approval turn (docs/architecture.md §3.2): the one value that owns the current batch's
  * approvals. Every transition is a pure function returning a new value; a move the diagram
  * does not allow throws IllegalApprovalTransition, so a bug surfaces as an error instead of
  * a prompt that silently stops matching the journal.

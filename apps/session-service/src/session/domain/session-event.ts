@@ -10,7 +10,7 @@ import type { AbandonReason } from './approval-turn';
 import type { SubAgentParent } from './sub-agent';
 
 /**
- * The session journal's events (ARCHITECTURE.md §3.1). Stored as written, as JSON, keyed by
+ * The session journal's events (docs/architecture.md §3.1). Stored as written, as JSON, keyed by
  * (session_id, seq); names never change once journaled.
  */
 

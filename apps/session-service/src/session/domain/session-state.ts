@@ -162,7 +162,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
         optionKey: event.optionKey,
         approved: event.approved,
       });
-      // The last sibling's answer starts the redrive (ARCHITECTURE.md §3.3).
+      // The last sibling's answer starts the redrive (docs/architecture.md §3.3).
       const turn = hasUnresolvedBatch(resolved) ? resolved : beginRedrive(resolved);
       const call = state.requested[event.callId];
       const grants =

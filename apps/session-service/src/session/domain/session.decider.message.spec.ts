@@ -16,7 +16,7 @@ import {
 
 const S1_MESSAGE = '!write_note {"text":"x"}\n!echo {"text":"hi"}';
 
-describe('decideUserMessage with the scripted model (PROTOCOL.md §6)', () => {
+describe('decideUserMessage with the scripted model (docs/protocol.md §6)', () => {
   it('given a new session, when plain text arrives, then it starts the session and answers', async () => {
     const session = new SessionGiven();
 

@@ -19,7 +19,7 @@ import type { SessionState } from './session-state';
 import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
 
 /**
- * The session's decisions, one per command (ARCHITECTURE.md §3.3–3.4). Each reads the state
+ * The session's decisions, one per command (docs/architecture.md §3.3–3.4). Each reads the state
  * the journal rebuilt and records events with their outputs; the caller commits them.
  */
 
@@ -108,7 +108,7 @@ export async function decideResponse(
   }
 }
 
-/** Re-announces a recovered session's prompts to a binding that asks (PROTOCOL.md §4). */
+/** Re-announces a recovered session's prompts to a binding that asks (docs/protocol.md §4). */
 export function decideJoin(recorder: SessionRecorder, _command: JoinSession): void {
   const state = recorder.current;
   if (!isRecovered(state.turn)) return;

@@ -9,7 +9,7 @@ import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-
 export const TOLLGATE = { id: 'tollgate', displayName: 'Tollgate' } as const;
 
 /**
- * A binding could never show this call's prompt (PROTOCOL.md §4, `ToolInteractionUndeliverable`):
+ * A binding could never show this call's prompt (docs/protocol.md §4, `ToolInteractionUndeliverable`):
  * the call is expired and counted as not approved, so the batch goes on instead of waiting for
  * an answer that cannot come, and the requester is told in text. Journaled as a resolution by
  * Tollgate with {@link UNDELIVERABLE_OPTION_KEY}, so the approval turn, recovery and the
