@@ -41,6 +41,8 @@ export class DiscordBindingModule {
                 token: config.DISCORD_BOT_TOKEN,
                 apiUrl: config.DISCORD_API_URL,
                 applicationId: config.DISCORD_APPLICATION_ID,
+                // Discord's 50 a second, on the same clock the core's pacer keeps.
+                globalRequestsPerSecond: 50 * config.TOLLGATE_RATE_WINDOW_DIVISOR,
                 timeoutMs: platformCallTimeoutMs({
                   requestedMs: config.DISCORD_API_TIMEOUT_MS,
                   ackWaitMs: config.TOLLGATE_ACK_WAIT_MS,

@@ -38,6 +38,11 @@ export interface DiscordAdapterOptions {
   apiUrl: string;
   applicationId: string;
   timeoutMs: number;
+  /**
+   * The REST client's own global limit (Discord's 50 a second by default). The core's pacer
+   * keeps calls under it; scaled with the pacer's windows where tests and benches scale them.
+   */
+  globalRequestsPerSecond?: number;
   tokens: InteractionTokens;
 }
 
@@ -66,6 +71,9 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
       version: '10',
       retries: 0,
       timeout: options.timeoutMs,
+      ...(options.globalRequestsPerSecond === undefined
+        ? {}
+        : { globalRequestsPerSecond: options.globalRequestsPerSecond }),
       rejectOnRateLimit: () => true,
     }).setToken(options.token);
   }

@@ -17,7 +17,7 @@ export interface OwedRefreshSweeperDeps {
 
 /** How often to look while refreshes are owed, and while none are. */
 const BUSY_MS = 100;
-const IDLE_MS = 1_000;
+const IDLE_MS = 250;
 /** Refreshes taken in one look: as many as the platform has room for until the next look. */
 const LOOKAHEAD_MS = 1.5 * BUSY_MS;
 const PAGE = 50;

@@ -29,6 +29,8 @@ export interface PacerOptions {
 
 /** How long an admitted refresh holds its place in a bucket before it is taken or forgotten. */
 const ADMISSION_HOLD_MS = 2_000;
+/** A refresh that could start this soon is handled at once, in its session's order. */
+const REFRESH_ADMIT_MS = 250;
 
 interface BucketState {
   /** Spacing between calls. */
@@ -89,21 +91,22 @@ export class RateLimitPacer {
   }
 
   /**
-   * For a refresh about to be handled: true when the buckets have room for it beyond the
-   * urgent reserve and no call waits on them; its place is then held for a while, so the
-   * refreshes admitted together never add up to more than that room. `withinMs`: how soon
-   * the last one admitted must be able to start (one refresh interval by default).
+   * For a refresh about to be handled: true when it could start within `withinMs` (default
+   * REFRESH_ADMIT_MS) behind every call already waiting or admitted, using only its share of
+   * the bucket; its place is then held for a while, so the refreshes admitted together never
+   * add up to more than that. False: the platform has no room for it soon, and it waits
+   * elsewhere (owed-refreshes) instead of holding a handler.
    */
-  admitRefresh(specs: readonly RateBucket[], withinMs?: number): boolean {
+  admitRefresh(specs: readonly RateBucket[], withinMs = REFRESH_ADMIT_MS): boolean {
     const now = this.now();
     const states = specs.map((spec) => this.state(spec, now));
-    const room = states.every(
-      (b) =>
-        b.blockedUntil <= now &&
-        b.waiting === 0 &&
-        Math.max(now, b.dueAt, b.refreshDueAt) + b.admitted.length * b.refreshIntervalMs <=
-          now + Math.max(b.refreshIntervalMs, withinMs ?? 0),
-    );
+    const room = states.every((b) => {
+      const startsAt =
+        Math.max(now, b.dueAt, b.refreshDueAt, b.blockedUntil) +
+        b.waiting * b.intervalMs +
+        b.admitted.length * b.refreshIntervalMs;
+      return startsAt <= now + Math.max(b.refreshIntervalMs, withinMs);
+    });
     if (room) for (const b of states) b.admitted.push(now + ADMISSION_HOLD_MS);
     return room;
   }
