@@ -11,9 +11,10 @@ import {
 import { CONTRACT_DRIVERS } from '../contract/drivers';
 import type { MattermostDriver } from '../contract/drivers/mattermost.driver';
 import type { ChatButton, ChatMessageView, PlatformDriver } from '../contract/platform-driver';
-import { BindingFixture } from '../support/binding.fixture';
+import type { BindingFixture } from '../support/binding.fixture';
 import { alice, bob, freshConversation, userMessage } from '../support/commands';
-import { SessionServiceFixture } from '../support/session-service.fixture';
+import type { SessionServiceFixture } from '../support/session-service.fixture';
+import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
 import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
 
@@ -54,29 +55,16 @@ describe.each(platforms)('X7 — the authorization matrix on %s', (platform) => 
   let binding: BindingFixture;
   const policyFile = join(tmpdir(), `${uniqueToken('x7policy')}.yaml`);
 
+  let system: JourneySystem | undefined;
+
   beforeAll(async () => {
     writeFileSync(policyFile, POLICY);
-    driver = CONTRACT_DRIVERS[platform]!();
-    await driver.start();
-    const prefix = uniqueToken(`x7${platform}`).slice(0, 24);
-    session = await SessionServiceFixture.create(
-      `x7${platform}ss`,
-      { TOOL_POLICY_FILE: policyFile },
-      { prefix },
-    );
-    binding = await BindingFixture.create(
-      `${platform}-binding`,
-      `x7${platform}b`,
-      () => driver.bindingEnv(),
-      {},
-      { prefix },
-    );
+    system = await startJourneySystem(platform, 'x7', { TOOL_POLICY_FILE: policyFile });
+    ({ driver, session, binding } = system);
   });
 
   afterAll(async () => {
-    await binding?.dispose();
-    await session?.dispose();
-    await driver?.stop();
+    await system?.dispose();
     rmSync(policyFile, { force: true });
   });
 

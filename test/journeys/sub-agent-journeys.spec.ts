@@ -1,10 +1,10 @@
 import type { Platform } from '@tollgate/protocol';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
-import { BindingFixture } from '../support/binding.fixture';
+import type { BindingFixture } from '../support/binding.fixture';
 import { alice } from '../support/commands';
-import { SessionServiceFixture } from '../support/session-service.fixture';
-import { uniqueToken } from '../support/unique';
+import type { SessionServiceFixture } from '../support/session-service.fixture';
+import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -25,24 +25,15 @@ describe.each(platforms)('E4 sub-agent approvals through %s', (platform) => {
   let session: SessionServiceFixture;
   let binding: BindingFixture;
 
+  let system: JourneySystem | undefined;
+
   beforeAll(async () => {
-    driver = CONTRACT_DRIVERS[platform]!();
-    await driver.start();
-    const prefix = uniqueToken(`s${platform}`).slice(0, 24);
-    session = await SessionServiceFixture.create(`s${platform}ss`, {}, { prefix });
-    binding = await BindingFixture.create(
-      `${platform}-binding`,
-      `s${platform}b`,
-      () => driver.bindingEnv(),
-      {},
-      { prefix },
-    );
+    system = await startJourneySystem(platform, 's');
+    ({ driver, session, binding } = system);
   });
 
   afterAll(async () => {
-    await binding?.dispose();
-    await session?.dispose();
-    await driver?.stop();
+    await system?.dispose();
   });
 
   type Conversation = ReturnType<PlatformDriver['freshConversation']>;

@@ -1,10 +1,10 @@
 import { type Conversation, deriveSessionId, type Platform } from '@tollgate/protocol';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
-import { BindingFixture } from '../support/binding.fixture';
+import type { BindingFixture } from '../support/binding.fixture';
 import { alice } from '../support/commands';
-import { SessionServiceFixture } from '../support/session-service.fixture';
-import { uniqueToken } from '../support/unique';
+import type { SessionServiceFixture } from '../support/session-service.fixture';
+import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -19,24 +19,15 @@ describe.each(platforms)('B16 — answers typed as text, whole system through %s
   let session: SessionServiceFixture;
   let binding: BindingFixture;
 
+  let system: JourneySystem | undefined;
+
   beforeAll(async () => {
-    driver = CONTRACT_DRIVERS[platform]!();
-    await driver.start();
-    const prefix = uniqueToken(`t${platform}`).slice(0, 24);
-    session = await SessionServiceFixture.create(`t${platform}ss`, {}, { prefix });
-    binding = await BindingFixture.create(
-      `${platform}-binding`,
-      `t${platform}b`,
-      () => driver.bindingEnv(),
-      {},
-      { prefix },
-    );
+    system = await startJourneySystem(platform, 't');
+    ({ driver, session, binding } = system);
   });
 
   afterAll(async () => {
-    await binding?.dispose();
-    await session?.dispose();
-    await driver?.stop();
+    await system?.dispose();
   });
 
   const say = async (conversation: Conversation, text: string) => {
