@@ -292,7 +292,9 @@ describe.each(platforms)('%s binding contract', (platform) => {
     await binding.publish(reply, `${reply.id}-redelivered`);
     // Refreshes yield to replies and notices when the platform's rate limit is short (P5), so
     // the marker alone does not say the refresh was applied: wait for its edit first.
-    await promptIn(conversation, 'the refreshed prompt', (m) => m.edits > 0);
+    await waitFor('the refreshed prompt', () =>
+      driver.messagesIn(conversation).find((m) => m.buttons.length > 0 && m.edits > 0),
+    );
     await settle(conversation, 11);
     const messages = driver.messagesIn(conversation);
     expect(messages.filter((m) => m.buttons.length > 0)).toHaveLength(1);
