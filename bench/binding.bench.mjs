@@ -83,6 +83,7 @@ const protocol = require(join(root, 'dist/libs/protocol/index.js'));
 
 const run = randomBytes(3).toString('hex');
 const children = new Set();
+let failed = false;
 const cleanups = [];
 const overall = setTimeout(() => {
   console.error('bench:binding: overran its deadline; stopping');
@@ -212,8 +213,9 @@ const SETUP = {
     conversation: (n) => ({
       platform: 'mattermost',
       workspaceId: 'benchteam0000000000000000a',
-      channelId: `benchchannel${n % 8}`.padEnd(26, '0'),
-      threadId: `benchroot${n}`.padEnd(26, '0'),
+      // Mattermost ids are 26 characters; padded at the start, so 1 and 10 stay apart.
+      channelId: `benchchannel${String(n % 8).padStart(14, '0')}`,
+      threadId: `benchroot${String(n).padStart(17, '0')}`,
     }),
     env: (stub) => ({
       MATTERMOST_URL: stub,
@@ -236,7 +238,7 @@ const SETUP = {
       );
       return { message: post.message, props: post.props };
     },
-    messageId: (n) => `benchpost${n}`.padEnd(26, '0'),
+    messageId: (n) => `benchpost${String(n).padStart(17, '0')}`,
   },
 };
 
@@ -480,12 +482,19 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
         FLOOR_DURABLE,
         [floor],
       );
+    } catch (error) {
+      console.error(`the floor printed:\n${floor.output()}`);
+      throw error;
     } finally {
       await floor.stop();
     }
   }
 
   await startReplica();
+  cleanups.push(async () => {
+    if (!failed) return;
+    for (const replica of replicas) console.error(`a replica printed:\n${replica.output()}`);
+  });
   // Warm-up: JIT, connection pools; not counted.
   if (WARM_UP > 0) {
     await bindingRun(WARM_UP);
@@ -630,6 +639,7 @@ function report(result, { nats, pg }) {
 main().then(
   () => shutdown(0),
   (error) => {
+    failed = true;
     console.error(`bench:binding failed: ${error.stack ?? error}`);
     void shutdown(1);
   },
