@@ -1,7 +1,7 @@
 import { deriveSessionId } from '@tollgate/protocol';
-import { type ChatCompletionRequestBody, OpenAiApiFake } from '@tollgate/platform-standins';
+import { OpenAiApiFake } from '@tollgate/platform-standins';
 import { freshConversation, response, userMessage } from '../support/commands';
-import { ModelGate } from '../support/model-gate';
+import { gatedNoteModel, ModelGate } from '../support/model-gate';
 import { is } from '../support/nats';
 import { SessionServiceFixture } from '../support/session-service.fixture';
 import { waitFor } from '../support/wait-for';
@@ -17,26 +17,8 @@ describe('S17 — crash mid-model-call (process, crash)', () => {
   let api: OpenAiApiFake;
   let service: SessionServiceFixture;
 
-  function answer(request: ChatCompletionRequestBody) {
-    const last = request.messages.at(-1);
-    const text = String(last?.content);
-    if (last?.role === 'tool') return { content: `the tool said ${text}` };
-    if (text.startsWith('note:')) {
-      const note = text.slice('note:'.length);
-      return {
-        content: '',
-        toolCalls: [
-          { id: `call_${note}`, name: 'write_note', arguments: JSON.stringify({ text: note }) },
-        ],
-      };
-    }
-    const gate = gates.get(text);
-    const reply = { content: `answer to ${text}` };
-    return gate ? { gate: gate.closed, reply } : reply;
-  }
-
   beforeAll(async () => {
-    api = await OpenAiApiFake.start({ fallback: answer });
+    api = await OpenAiApiFake.start({ fallback: gatedNoteModel(gates) });
     service = await SessionServiceFixture.create('s17', {
       MODEL_PROVIDER: 'openai',
       OPENAI_BASE_URL: api.baseUrl,

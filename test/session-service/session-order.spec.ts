@@ -1,9 +1,9 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { deriveSessionId, SESSION_SERVICE_DURABLE, streamNames } from '@tollgate/protocol';
-import { type ChatCompletionRequestBody, OpenAiApiFake } from '@tollgate/platform-standins';
+import { OpenAiApiFake } from '@tollgate/platform-standins';
 import { freshConversation, response, userMessage } from '../support/commands';
 import { withClient } from '../support/database';
-import { ModelGate } from '../support/model-gate';
+import { gatedNoteModel, ModelGate } from '../support/model-gate';
 import { is } from '../support/nats';
 import { SessionServiceFixture } from '../support/session-service.fixture';
 import { waitFor } from '../support/wait-for';
@@ -18,27 +18,8 @@ describe('S15 — per-session order (process)', () => {
   let api: OpenAiApiFake;
   let service: SessionServiceFixture;
 
-  /** `note:<x>` asks for write_note; a gated text waits for its gate; tool results are summed up. */
-  function answer(request: ChatCompletionRequestBody) {
-    const last = request.messages.at(-1);
-    const text = String(last?.content);
-    if (last?.role === 'tool') return { content: `the tool said ${text}` };
-    if (text.startsWith('note:')) {
-      const note = text.slice('note:'.length);
-      return {
-        content: '',
-        toolCalls: [
-          { id: `call_${note}`, name: 'write_note', arguments: JSON.stringify({ text: note }) },
-        ],
-      };
-    }
-    const gate = gates.get(text);
-    const reply = { content: `answer to ${text}` };
-    return gate ? { gate: gate.closed, reply } : reply;
-  }
-
   beforeAll(async () => {
-    api = await OpenAiApiFake.start({ fallback: answer });
+    api = await OpenAiApiFake.start({ fallback: gatedNoteModel(gates) });
     service = await SessionServiceFixture.create('s15', {
       MODEL_PROVIDER: 'openai',
       OPENAI_BASE_URL: api.baseUrl,
