@@ -146,6 +146,12 @@ describe.each(Object.keys(CONTRACT_DRIVERS) as Platform[])(
       EXPECT[platform].refusedClick(clicked);
       expect(said.tookMs).toBeLessThan(PLATFORM_DEADLINE_MS);
       expect(clicked.tookMs).toBeLessThan(PLATFORM_DEADLINE_MS);
+      // Beyond the platform's own failure mark, the clicker alone is told to click again.
+      await waitFor('the clicker to be told to click again', () =>
+        driver
+          .notices()
+          .find((n) => n.userId === alice.id && /click again|try again/i.test(n.text)),
+      );
 
       // Once NATS is back, the same message goes through: the user's retry is not lost.
       await nats.restart();

@@ -9,6 +9,7 @@ import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-ru
 import type { Logger } from 'pino';
 import { SlackEventsController } from './inbound/slack-events.controller';
 import { SlackInteractionsController } from './inbound/slack-interactions.controller';
+import { SlackResponseUrl } from './inbound/slack-response-url';
 import { SlackSignatureGuard } from './inbound/slack-signature.guard';
 import { MIGRATIONS } from './migrations';
 import { SlackPlatformAdapter } from './platform/slack-platform.adapter';
@@ -43,7 +44,11 @@ export class SlackBindingModule {
         }),
       ],
       controllers: [SlackEventsController, SlackInteractionsController],
-      providers: [{ provide: SLACK_CONFIG, useValue: config }, SlackSignatureGuard],
+      providers: [
+        { provide: SLACK_CONFIG, useValue: config },
+        SlackSignatureGuard,
+        SlackResponseUrl,
+      ],
     };
   }
 }

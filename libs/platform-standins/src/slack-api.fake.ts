@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FaultQueue, type FaultScope } from './fault-queue';
 import { LocalHttpServer } from './local-http-server';
@@ -151,6 +152,20 @@ const JSON_FIELDS = ['blocks', 'attachments', 'metadata'] as const;
 const CLIENT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** `/api/<method>`, or `/<client>/api/<method>` for a client's own URL. */
 const API_PATH = /^\/(?:([A-Za-z0-9_-]{1,64})\/)?api\/(.+)$/;
+const RESPONSE_URL_PATH = /^\/actions\/([A-Za-z0-9]+)$/;
+
+/** Slack lets a click's response_url be used 5 times within 30 minutes. */
+const RESPONSE_URL_USES = 5;
+const RESPONSE_URL_LIFETIME_MS = 30 * 60_000;
+
+/** Who and where a click's response_url answers, and how much of it is left. */
+interface ResponseUrlGrant {
+  readonly channel: string;
+  readonly user: string;
+  readonly threadTs: string | undefined;
+  readonly expiresAt: number;
+  usesLeft: number;
+}
 const MAX_TEXT = 40_000;
 const DEFAULT_PAGE = 100;
 
@@ -180,6 +195,7 @@ export class SlackApiFake {
   private postLog: SlackPost[] = [];
   private editLog: SlackEdit[] = [];
   private ephemeralLog: SlackEphemeral[] = [];
+  private readonly responseUrls = new Map<string, ResponseUrlGrant>();
   private readonly faults = new FaultQueue<string, SlackFault>();
   private latencyMs = 0;
   // Never reset: a ts handed out before reset() must not name a different message after it.
@@ -378,9 +394,66 @@ export class SlackApiFake {
     }
   }
 
+  /**
+   * A response_url for a click by `user` on a message in `channel`, on this stand-in's origin;
+   * what is posted to it shows as an ephemeral to that user, as Slack's would.
+   */
+  responseUrlFor(target: { channel: string; user: string; threadTs?: string }): string {
+    const id = randomBytes(12).toString('hex');
+    this.responseUrls.set(id, {
+      channel: target.channel,
+      user: target.user,
+      threadTs: target.threadTs,
+      expiresAt: Date.now() + RESPONSE_URL_LIFETIME_MS,
+      usesLeft: RESPONSE_URL_USES,
+    });
+    if (this.baseUrl === undefined) throw new Error('SlackApiFake: start() before responseUrlFor');
+    return `${this.baseUrl}/actions/${id}`;
+  }
+
+  private serveResponseUrl(id: string, raw: string, res: ServerResponse): void {
+    const grant = this.responseUrls.get(id);
+    if (!grant || grant.usesLeft === 0 || grant.expiresAt < Date.now()) {
+      sendText(res, 404, 'expired_url');
+      return;
+    }
+    let body: { text?: unknown; response_type?: unknown; replace_original?: unknown };
+    try {
+      body = JSON.parse(raw) as typeof body;
+    } catch {
+      sendText(res, 400, 'invalid_payload');
+      return;
+    }
+    if (typeof body.text !== 'string' || body.text === '') {
+      sendText(res, 400, 'no_text');
+      return;
+    }
+    grant.usesLeft -= 1;
+    // Only an ephemeral reply that leaves the message alone is modelled; Tollgate sends no other.
+    if (body.response_type !== 'ephemeral' || body.replace_original !== false) {
+      sendText(res, 400, 'unsupported_by_fake');
+      return;
+    }
+    this.ephemeralLog.push({
+      channel: grant.channel,
+      user: grant.user,
+      message_ts: this.nextTs(),
+      thread_ts: grant.threadTs,
+      text: body.text,
+      blocks: undefined,
+      at: new Date(),
+    });
+    sendText(res, 200, 'ok');
+  }
+
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const raw = await readBody(req);
+    const responseUrl = RESPONSE_URL_PATH.exec(url.pathname);
+    if (responseUrl && req.method === 'POST') {
+      this.serveResponseUrl(responseUrl[1], raw, res);
+      return;
+    }
     const route = API_PATH.exec(url.pathname);
     if (!route) {
       sendJson(res, 404, { ok: false, error: 'not_found' });

@@ -194,6 +194,11 @@ export class SlackDriver implements PlatformDriver {
         actionId: raw.action_id,
         value: raw.value,
         actionTs: nextTs(),
+        responseUrl: this.fake.responseUrlFor({
+          channel: message.channelId,
+          user: clicker.id,
+          ...(stored?.thread_ts ? { threadTs: stored.thread_ts } : {}),
+        }),
       }),
     );
     return fetch(`${bindingUrl}/slack/interactions`, {

@@ -99,6 +99,11 @@ export class SlackSandboxPlatform implements SandboxPlatform {
         ...(button.block_id ? { blockId: button.block_id } : {}),
         messageText: message.text,
         blocks: blocksOf(message),
+        responseUrl: this.standin.responseUrlFor({
+          channel: CHANNEL,
+          user: PEOPLE[person].ids.slack,
+          ...(message.thread_ts ? { threadTs: message.thread_ts } : {}),
+        }),
       }),
     );
     return this.post(`${bindingUrl}/slack/interactions`, 'application/x-www-form-urlencoded', body);

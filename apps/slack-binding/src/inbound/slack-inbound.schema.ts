@@ -45,6 +45,7 @@ export const slackBlockActionsSchema = z.object({
   container: optional(z.object({ message_ts: id, channel_id: id, thread_ts: id })),
   message: optional(z.object({ ts: id, thread_ts: id })),
   actions: optional(z.array(z.object({ action_id: text, value: text, action_ts: id }))),
+  response_url: text,
 });
 
 export type SlackBlockActions = z.infer<typeof slackBlockActionsSchema>;

@@ -24,11 +24,14 @@ import {
   slackBlockActionsSchema,
   slackInteractionTypeSchema,
 } from './slack-inbound.schema';
+import { SlackResponseUrl } from './slack-response-url';
 import { SlackSignatureGuard } from './slack-signature.guard';
 
 const formSchema = z.object({ payload: z.string().min(1) });
 
 const EXPIRED_NOTICE = 'This request is no longer valid; nothing was run.';
+const NOT_TAKEN_NOTICE =
+  'Tollgate could not take this answer just now; nothing was run. Click again.';
 
 /**
  * Button clicks become ToolInteractionResponse commands carrying the clicker. The prompt is
@@ -43,6 +46,7 @@ export class SlackInteractionsController {
     private readonly forwardClick: ForwardClick,
     @Inject(PLATFORM_ADAPTER) private readonly adapter: PlatformAdapter,
     private readonly refusals: InboundRefusals,
+    private readonly responseUrl: SlackResponseUrl,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -77,7 +81,13 @@ export class SlackInteractionsController {
         messageRef: { channelId, messageId: messageTs },
       });
     } catch (error) {
-      this.logger.error({ err: error }, 'could not forward a Slack click; Slack will retry');
+      // Slack never retries a click: the non-2xx marks the button failed, and the reply says
+      // why and what to do. It is not awaited, so the answer keeps within Slack's 3 s.
+      this.logger.error(
+        { err: error },
+        'could not forward a Slack click; asking the clicker to click again',
+      );
+      void this.responseUrl.reply(payload.response_url, NOT_TAKEN_NOTICE);
       throw new ServiceUnavailableException({ reason: 'publish_failed' });
     }
     if (result.kind === 'forwarded') return;
@@ -85,9 +95,11 @@ export class SlackInteractionsController {
       { result: result.kind },
       'a click could not be forwarded; telling the clicker',
     );
+    // The click's own response_url reaches the clicker even where the bot may not post; the
+    // bot's chat.postEphemeral is the fallback. Nothing was published, so a retry could
+    // change nothing: a notice that cannot be shown either way is only logged.
+    if (await this.responseUrl.reply(payload.response_url, EXPIRED_NOTICE)) return;
     const threadId = payload.message?.thread_ts ?? payload.container?.thread_ts ?? messageTs;
-    // Nothing was published, so a retry could change nothing: a notice that cannot be shown
-    // is only logged.
     await this.adapter
       .sendNotice(
         { platform: 'slack', workspaceId: teamId, channelId, threadId },
