@@ -18,6 +18,9 @@ if (!Number.isInteger(prompts) || prompts < 3) {
 const filter = args.includes('-t') ? args[args.indexOf('-t') + 1] : 'R6';
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-faults-'));
 const figuresFile = join(dir, 'figures.jsonl');
+// Where a run is, every 10 s (test/support/prompt-flow.ts): `tail -f` it to watch a long run.
+const progressFile = join(dir, 'progress.log');
+console.log(`faults bench: progress in ${progressFile}`);
 const started = Date.now();
 const jest = spawnSync(
   'npx',
@@ -28,6 +31,7 @@ const jest = spawnSync(
       ...process.env,
       TOLLGATE_FAULT_PROMPTS: String(prompts),
       TOLLGATE_FAULT_FIGURES: figuresFile,
+      TOLLGATE_FAULT_PROGRESS: progressFile,
     },
   },
 );

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { type Conversation, deriveSessionId, type Platform } from '@tollgate/protocol';
 import type { ChatMessageView } from '../contract/platform-driver';
 import { alice } from './commands';
@@ -31,6 +32,8 @@ interface Prompt {
   readonly conversation: Conversation;
   phase: Phase;
   clickedAt: number;
+  /** What the binding last answered when it did not take a request, to tell a stall's cause. */
+  lastRefusal?: string;
 }
 
 /** A person clicks again when a click showed no effect for this long, as people do. */
@@ -95,23 +98,34 @@ export async function runPromptFlow(
    * Mattermost commands), and a person sends again what is answered "please … again" (R1's
    * Discord answers and Mattermost click notices).
    */
-  const send = async (request: () => Promise<Response>): Promise<void> => {
-    for (;;) {
-      try {
-        const response = await request();
-        const answer = await response.text();
-        if (response.status === 200 && !TRY_AGAIN.test(answer)) return;
-      } catch {
-        // Refused connection while the binding restarts.
+  /** Requests under way, by prompt, and where each is: what a stall report shows. */
+  const sending = new Map<Prompt, { stage: string; since: number }>();
+  const send = async (p: Prompt, request: () => Promise<Response>): Promise<void> => {
+    try {
+      for (;;) {
+        try {
+          sending.set(p, { stage: 'request', since: Date.now() });
+          const response = await request();
+          sending.set(p, { stage: `body of ${response.status}`, since: Date.now() });
+          const answer = await response.text();
+          if (response.status === 200 && !TRY_AGAIN.test(answer)) return;
+          p.lastRefusal = `${response.status} ${answer.slice(0, 120)}`;
+        } catch (error) {
+          // Refused connection while the binding restarts.
+          p.lastRefusal = String(error);
+        }
+        retriedRequests += 1;
+        if (Date.now() > deadline) throw new Error('a binding refused requests until the deadline');
+        sending.set(p, { stage: 'pause', since: Date.now() });
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      retriedRequests += 1;
-      if (Date.now() > deadline) throw new Error('a binding refused requests until the deadline');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      sending.delete(p);
     }
   };
 
   const say = (p: Prompt) =>
-    send(() =>
+    send(p, () =>
       system
         .driver(p.platform)
         .say(
@@ -127,7 +141,7 @@ export async function runPromptFlow(
     const prompt = driver.messagesIn(p.conversation).find((m) => m.buttons.length > 0);
     const approve = prompt?.buttons.find((b) => b.label === 'Approve once');
     if (!prompt || !approve) return false;
-    await send(() => driver.click(system.bindingUrl(p.platform), prompt, approve, alice));
+    await send(p, () => driver.click(system.bindingUrl(p.platform), prompt, approve, alice));
     p.clickedAt = Date.now();
     return true;
   };
@@ -153,6 +167,35 @@ export async function runPromptFlow(
     p.phase = 'said';
   });
   let lastDone = started;
+  // TOLLGATE_FAULT_PROGRESS, a file (bench:faults sets it): where a long run is, every 10 s,
+  // so a stall shows which phase and platform it is in, and why, while it happens.
+  const progress = process.env.TOLLGATE_FAULT_PROGRESS;
+  const watchdog =
+    progress === undefined
+      ? undefined
+      : setInterval(() => {
+          const now = Date.now();
+          // A flow that threw past its deadline reports no more.
+          if (now > deadline + 60_000) clearInterval(watchdog);
+          const count = (phase: Phase, platform: Platform) =>
+            prompts.filter((p) => p.phase === phase && p.platform === platform).length;
+          const line = PLATFORMS.map(
+            (pl) =>
+              `${pl} new/said/clicked/done ${count('new', pl)}/${count('said', pl)}/${count('clicked', pl)}/${count('done', pl)}`,
+          ).join(' · ');
+          const stuck = [...sending]
+            .filter(([, s]) => now - s.since > 5_000)
+            .slice(0, 5)
+            .map(
+              ([p, s]) =>
+                `#${p.index} ${p.platform} ${p.phase}: ${s.stage} for ${now - s.since} ms (last refusal: ${p.lastRefusal ?? 'none'})`,
+            );
+          appendFileSync(
+            progress,
+            `flow +${Math.round((now - started) / 1000)} s${faultAt ? ' (faulted)' : ''}: ${line}; sending ${sending.size}, retried ${retriedRequests}, reclicks ${reclicks}\n${stuck.map((r) => `  ${r}\n`).join('')}`,
+          );
+        }, 10_000);
+  watchdog?.unref();
   for (;;) {
     const now = Date.now();
     const toClick = prompts.filter(
@@ -184,6 +227,7 @@ export async function runPromptFlow(
   }
   await saying;
   await faulted;
+  clearInterval(watchdog);
 
   let doubled = 0;
   const twice: Prompt[] = [];

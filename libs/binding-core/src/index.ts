@@ -6,6 +6,7 @@ export * from './prompt/prompt-decision';
 export * from './prompt/prompt-lifecycle.decider';
 export * from './prompt/prompt-lifecycle.errors';
 export * from './prompt/prompt-ref';
+export { POST_NONCE_PATTERN } from './prompt/post-nonce';
 
 export * from './journal/binding-journal.migration';
 export * from './journal/data-source-access';

@@ -17,6 +17,14 @@ export interface MessageRef {
 }
 
 /**
+ * A prompt's post found on the platform, with the post nonce it carries where the platform
+ * keeps one: an earlier attempt's post may carry another nonce than the latest intent's.
+ */
+export interface FoundPrompt extends MessageRef {
+  readonly postNonce?: string;
+}
+
+/**
  * What a prompt should show, whole: renderers rebuild the message from this every time
  * (Mattermost strips button integrations on read, so nothing may be read back and patched).
  * Buttons are shown for `pending` and `refreshed` only.
@@ -117,7 +125,7 @@ export interface PlatformAdapter {
    * time (with a margin for clocks), however many messages came after, never by a fixed
    * number of pages.
    */
-  findPostedPrompt?(target: PromptTarget, since: Date): Promise<MessageRef | undefined>;
+  findPostedPrompt?(target: PromptTarget, since: Date): Promise<FoundPrompt | undefined>;
   /**
    * Finds a text already posted for this output (a `postText` that timed out after the
    * platform accepted it), so a retry adopts it instead of posting the reply twice. Asked only

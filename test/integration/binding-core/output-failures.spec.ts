@@ -334,6 +334,40 @@ describe('binding core: failures and concurrent replicas', () => {
     );
   });
 
+  it('R3 a post an earlier attempt made late is adopted with the nonce its buttons carry', async () => {
+    const p = promptOutputs();
+    // Every post times out without reaching the platform, and the first look-back fails for
+    // good, so the prompt's intent moves on to a new nonce while no post is out there.
+    harness.adapter.failNext('postPrompt', { kind: 'transient', reason: 'timeout' }, 1000);
+    harness.adapter.failNext(
+      'findPostedPrompt',
+      { kind: 'permanent', reason: 'slack_missing_scope', platformCode: 'missing_scope' },
+      1,
+    );
+    const request = p.request(3);
+    const seq = await harness.publish(request);
+    await waitFor('a post after the intent was settled', () =>
+      harness.adapter.calls.filter((c) => c.op === 'postPrompt').length >= 2 ? true : undefined,
+    );
+    // Then an earlier attempt's post shows up, as a server that took it after the client gave
+    // up makes it: with that attempt's nonce, not the latest intent's.
+    const lateNonce = 'a'.repeat(32);
+    harness.adapter.clearFailures();
+    const late = await harness.adapter.postPrompt(
+      { conversation: request.conversation, promptRef: p.promptRef, postNonce: lateNonce },
+      { kind: 'pending', request },
+    );
+
+    const final = await waitFor('the late post to be adopted', async () => {
+      const row = await harness.promptRow(p.key);
+      return row?.status === 'pending' ? row : undefined;
+    });
+
+    expect(final).toMatchObject({ message_ref: late, post_nonce: lateNonce, intent: null });
+    expect(harness.adapter.postsFor(p.promptRef)).toHaveLength(1);
+    await harness.settled(seq);
+  });
+
   it('R3 a look-back that keeps failing for a while settles within the bound and posts afresh once', async () => {
     const p = promptOutputs();
     harness.adapter.failNext('postPrompt', { kind: 'transient', reason: 'timeout' }, 1);

@@ -1,4 +1,5 @@
 import type {
+  FoundPrompt,
   MessageRef,
   PlatformAdapter,
   PlatformFailure,
@@ -114,8 +115,16 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
     });
   }
 
-  async findPostedPrompt(target: PromptTarget): Promise<MessageRef | undefined> {
-    return this.perform('findPostedPrompt', () => this.postsFor(target.promptRef)[0]?.ref);
+  /** The first post of the prompt, with the nonce it was made with, as Mattermost reads back. */
+  async findPostedPrompt(target: PromptTarget): Promise<FoundPrompt | undefined> {
+    return this.perform('findPostedPrompt', () => {
+      const [post] = this.postsFor(target.promptRef);
+      if (post === undefined) return undefined;
+      return {
+        ...post.ref,
+        ...(post.target.postNonce === undefined ? {} : { postNonce: post.target.postNonce }),
+      };
+    });
   }
 
   classifyFailure(error: unknown): PlatformFailure {

@@ -89,7 +89,10 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
       kind: 'pending',
       request: request(conversation),
     });
-    await expect(adapter.findPostedPrompt(target, new Date())).resolves.toEqual(posted);
+    await expect(adapter.findPostedPrompt(target, new Date())).resolves.toEqual({
+      ...posted,
+      postNonce: NONCE,
+    });
     const text = await adapter.postText(conversation, 'reply', 'assistant', 'mattermost-abc:7:0');
     await expect(adapter.findPostedText(conversation, 'mattermost-abc:7:0')).resolves.toEqual(text);
     await expect(
@@ -105,6 +108,34 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
       ),
     ).resolves.toBeUndefined();
     expect(fake.callsTo('getMe')).toHaveLength(1);
+  });
+
+  it('R3 finds the attempt with the intent’s nonce among several, and says which nonce a post carries', async () => {
+    const conversation = thread();
+    const view = { kind: 'pending', request: request(conversation) } as const;
+    const earlier = 'b'.repeat(32);
+    const first = await adapter.postPrompt(
+      { conversation, promptRef: 'refmany', postNonce: earlier },
+      view,
+    );
+    const second = await adapter.postPrompt(
+      { conversation, promptRef: 'refmany', postNonce: NONCE },
+      view,
+    );
+
+    await expect(
+      adapter.findPostedPrompt(
+        { conversation, promptRef: 'refmany', postNonce: NONCE },
+        new Date(),
+      ),
+    ).resolves.toEqual({ ...second, postNonce: NONCE });
+    // An intent whose own post never arrived adopts the first attempt's, with that one's nonce.
+    await expect(
+      adapter.findPostedPrompt(
+        { conversation, promptRef: 'refmany', postNonce: 'c'.repeat(32) },
+        new Date(),
+      ),
+    ).resolves.toEqual({ ...first, postNonce: earlier });
   });
 
   it('a post that times out after the server took it is transient, and is found', async () => {

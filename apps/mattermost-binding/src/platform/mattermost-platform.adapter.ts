@@ -1,11 +1,13 @@
-import type {
-  MessageRef,
-  PacedCall,
-  PlatformAdapter,
-  RateBucket,
-  PlatformFailure,
-  PromptTarget,
-  PromptView,
+import {
+  type FoundPrompt,
+  type MessageRef,
+  type PacedCall,
+  type PlatformAdapter,
+  type RateBucket,
+  type PlatformFailure,
+  POST_NONCE_PATTERN,
+  type PromptTarget,
+  type PromptView,
 } from '@tollgate/binding-core';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
 import type { Post } from '@mattermost/types/posts';
@@ -13,6 +15,7 @@ import {
   MESSAGE_RUNE_LIMIT,
   MissingPostNonce,
   OUTPUT_ID_PROP,
+  POST_NONCE_PROP,
   PROMPT_REF_PROP,
   renderMattermostPrompt,
   renderMattermostText,
@@ -127,12 +130,38 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     return [{ key: `mattermost:${this.options.url}`, limit: 100, windowMs: 10_000 }];
   }
 
-  findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {
-    return this.findOwnPost(target.conversation, PROMPT_REF_PROP, target.promptRef, since);
+  /**
+   * Several attempts may each have reached the server (a post that timed out can still be
+   * made after the client gave up): the one with the intent's nonce is preferred, else the
+   * first; either way the nonce the post carries is returned, so the journal believes the
+   * clicks its buttons send.
+   */
+  async findPostedPrompt(target: PromptTarget, since: Date): Promise<FoundPrompt | undefined> {
+    const posts = await this.findOwnPosts(
+      target.conversation,
+      PROMPT_REF_PROP,
+      target.promptRef,
+      since,
+    );
+    const found =
+      posts.find(
+        (p) => target.postNonce !== undefined && p.props?.[POST_NONCE_PROP] === target.postNonce,
+      ) ?? posts[0];
+    if (found === undefined) return undefined;
+    const nonce = found.props?.[POST_NONCE_PROP];
+    return {
+      channelId: found.channel_id,
+      messageId: found.id,
+      ...(typeof nonce === 'string' && POST_NONCE_PATTERN.test(nonce) ? { postNonce: nonce } : {}),
+    };
   }
 
-  findPostedText(conversation: Conversation, outputId: string): Promise<MessageRef | undefined> {
-    return this.findOwnPost(conversation, OUTPUT_ID_PROP, outputId);
+  async findPostedText(
+    conversation: Conversation,
+    outputId: string,
+  ): Promise<MessageRef | undefined> {
+    const [found] = await this.findOwnPosts(conversation, OUTPUT_ID_PROP, outputId);
+    return found ? { channelId: found.channel_id, messageId: found.id } : undefined;
   }
 
   /**
@@ -158,17 +187,17 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
   }
 
   /**
-   * The bot's own post in the conversation whose prop `key` is `value`: the whole thread for a
+   * The bot's own posts in the conversation whose prop `key` is `value`, oldest first: the whole thread for a
    * threaded conversation, the channel's latest posts otherwise. Only the bot's own posts
    * count (another install of Tollgate could post the same props). A thread the server no
    * longer knows holds nothing of ours.
    */
-  private async findOwnPost(
+  private async findOwnPosts(
     conversation: Conversation,
     key: string,
     value: string,
     since?: Date,
-  ): Promise<MessageRef | undefined> {
+  ): Promise<Post[]> {
     const me = await this.identity();
     let posts: Post[];
     try {
@@ -183,13 +212,12 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
           )
         : await this.channelPostsSince(conversation.channelId, since);
     } catch (error) {
-      if (error instanceof MattermostApiError && error.httpStatus === 404) return undefined;
+      if (error instanceof MattermostApiError && error.httpStatus === 404) return [];
       throw error;
     }
-    const found = posts
+    return posts
       .filter((p) => p.user_id === me && p.props?.[key] === value)
-      .sort((a, b) => a.create_at - b.create_at)[0];
-    return found ? { channelId: found.channel_id, messageId: found.id } : undefined;
+      .sort((a, b) => a.create_at - b.create_at);
   }
 
   /**

@@ -23,6 +23,13 @@ const BUTTON_NAME_LIMIT = 80;
 
 /** Props keys a retry finds its own posts by. */
 export const PROMPT_REF_PROP = 'tollgate_prompt_ref';
+/**
+ * The nonce the post's buttons carry, readable back: a retry that finds an earlier attempt's
+ * post must journal the nonce that post really carries, or its buttons answer nothing (clients
+ * never see action contexts, so the nonce is kept beside them). Not a secret: a context is
+ * believed for its HMAC, which the nonce alone cannot make.
+ */
+export const POST_NONCE_PROP = 'tollgate_post_nonce';
 export const OUTPUT_ID_PROP = 'tollgate_output_id';
 
 const COLORS = {
@@ -57,6 +64,7 @@ export interface MattermostPromptPost {
   readonly props: {
     readonly attachments: readonly MattermostAttachment[];
     readonly [PROMPT_REF_PROP]: string;
+    readonly [POST_NONCE_PROP]?: string;
   };
 }
 
@@ -98,7 +106,11 @@ export function renderMattermostPrompt(
   };
   return {
     message,
-    props: { attachments: [attachment], [PROMPT_REF_PROP]: target.promptRef },
+    props: {
+      attachments: [attachment],
+      [PROMPT_REF_PROP]: target.promptRef,
+      ...(target.postNonce === undefined ? {} : { [POST_NONCE_PROP]: target.postNonce }),
+    },
   };
 }
 

@@ -28,6 +28,7 @@ import type { PromptClaim, PromptJournal, PromptLease } from '../journal/prompt-
 import { priorityOf } from '../pacing/output-priority';
 import type { CallPriority, RateLimitPacer } from '../pacing/rate-limit-pacer';
 import type {
+  FoundPrompt,
   MessageRef,
   PacedCall,
   PlatformAdapter,
@@ -382,7 +383,7 @@ export class HandleOutput {
     log: Logger,
   ): Promise<void> {
     const { adapter, prompts, now, reconcileForMs } = this.deps;
-    let found: MessageRef | undefined;
+    let found: FoundPrompt | undefined;
     try {
       found = await adapter.findPostedPrompt?.(claim.target, claim.since);
     } catch (error) {
@@ -401,8 +402,15 @@ export class HandleOutput {
       );
       found = undefined;
     }
-    const events = found === undefined ? [] : [trackedEvent(claim.intent, found)];
-    if (await prompts.complete(claim.lease, events)) {
+    // The post found may be an earlier attempt's, with that attempt's nonce: the journal
+    // takes the nonce the post carries, so its buttons are believed.
+    const events =
+      found === undefined
+        ? []
+        : [trackedEvent(claim.intent, { channelId: found.channelId, messageId: found.messageId })];
+    const lease =
+      found?.postNonce === undefined ? claim.lease : { ...claim.lease, postNonce: found.postNonce };
+    if (await prompts.complete(lease, events)) {
       log.info(
         { found: found !== undefined, messageRef: found },
         found === undefined

@@ -4,3 +4,6 @@ import { randomBytes } from 'node:crypto';
 export function newPostNonce(): string {
   return randomBytes(16).toString('hex');
 }
+
+/** What a post nonce looks like; anything else read back from a platform is not one. */
+export const POST_NONCE_PATTERN = /^[0-9a-f]{32}$/;
