@@ -145,6 +145,9 @@ export class BindingCoreModule {
               // One more lease after the one that ran out: a replica that died mid-post has
               // long been replaced, and a platform that still cannot be read is not coming back.
               reconcileForMs: settings.leaseMs,
+              // A third of ack_wait bounds the longest platform call (platformCallTimeoutMs):
+              // a call given up on gets as long again to land, so a retry finds what it made.
+              landingMs: Math.floor(settings.leaseMs / 6),
               commands,
               now: () => new Date(),
               logger: logger.child({ component: 'binding-core', replicaId }),

@@ -79,7 +79,16 @@ export interface PacedCall {
 
 /** How the core should treat a failed platform call. */
 export type PlatformFailure =
-  | { readonly kind: 'transient'; readonly reason: string; readonly retryAfterMs?: number }
+  | {
+      readonly kind: 'transient';
+      readonly reason: string;
+      readonly retryAfterMs?: number;
+      /**
+       * The call ended without the platform's answer (a timeout, a connection dropped after
+       * the request went out): the platform may still carry it out.
+       */
+      readonly unanswered?: boolean;
+    }
   | {
       readonly kind: 'permanent';
       readonly reason: string;

@@ -69,6 +69,8 @@ export interface StoredCopy {
 export interface HarnessOptions {
   ackWaitMs?: number;
   leaseMs?: number;
+  /** HandleOutput's landingMs: how long a look that finds no unfinished post is not believed. */
+  landingMs?: number;
 }
 
 /**
@@ -97,6 +99,7 @@ export class BindingHarness {
     readonly jsm: JetStreamManager,
     readonly ackWaitMs: number,
     readonly leaseMs: number,
+    readonly landingMs = 0,
   ) {
     const db = async () => dataSource;
     this.prompts = new PromptJournalRepository(db);
@@ -144,6 +147,7 @@ export class BindingHarness {
       jsm,
       ackWaitMs,
       options.leaseMs ?? 2 * ackWaitMs,
+      options.landingMs,
     );
   }
 
@@ -157,6 +161,7 @@ export class BindingHarness {
       replicaId,
       leaseMs: this.leaseMs,
       reconcileForMs: this.leaseMs,
+      landingMs: this.landingMs,
       commands: this.commands,
       now: () => new Date(),
       logger: testLogger,

@@ -352,8 +352,7 @@ describe('binding core: failures and concurrent replicas', () => {
     // Then an earlier attempt's post shows up, as a server that took it after the client gave
     // up makes it: with that attempt's nonce, not the latest intent's.
     const lateNonce = 'a'.repeat(32);
-    harness.adapter.clearFailures();
-    const late = await harness.adapter.postPrompt(
+    const late = harness.adapter.landLate(
       { conversation: request.conversation, promptRef: p.promptRef, postNonce: lateNonce },
       { kind: 'pending', request },
     );
@@ -365,7 +364,37 @@ describe('binding core: failures and concurrent replicas', () => {
 
     expect(final).toMatchObject({ message_ref: late, post_nonce: lateNonce, intent: null });
     expect(harness.adapter.postsFor(p.promptRef)).toHaveLength(1);
+    harness.adapter.clearFailures();
     await harness.settled(seq);
+  });
+
+  it('R3 a post that got no answer holds its prompt until it could have landed: a late post is adopted, not doubled', async () => {
+    const landing = await BindingHarness.open('bcoreland', { ackWaitMs: 2_000, landingMs: 2_000 });
+    try {
+      await landing.startConsumer('replica-a');
+      const p = promptOutputs();
+      // The call times out, and the platform makes the post anyway, later than the retry
+      // would have looked for it.
+      landing.adapter.failNext('postPrompt', {
+        kind: 'transient',
+        reason: 'timeout',
+        unanswered: true,
+        landsAfterMs: 800,
+      });
+
+      await landing.settled(await landing.publish(p.request(3)));
+      await landing.adapter.lateLandings();
+
+      const posts = landing.adapter.postsFor(p.promptRef);
+      expect(posts).toHaveLength(1);
+      expect(await landing.promptRow(p.key)).toMatchObject({
+        status: 'pending',
+        message_ref: posts[0].ref,
+        intent: null,
+      });
+    } finally {
+      await landing.close();
+    }
   });
 
   it('R3 a look-back that keeps failing for a while settles within the bound and posts afresh once', async () => {

@@ -12,7 +12,11 @@ export type PlatformOperation =
   'postPrompt' | 'editPrompt' | 'sendNotice' | 'postText' | 'findPostedPrompt';
 
 /** A failure to inject; `afterAccepting` = the platform did it, then the call timed out. */
-export type InjectedFailure = PlatformFailure & { readonly afterAccepting?: boolean };
+export type InjectedFailure = PlatformFailure & {
+  readonly afterAccepting?: boolean;
+  /** The platform carries the call out this long after failing it, as a late server does. */
+  readonly landsAfterMs?: number;
+};
 
 /** Every effect the platform carried out, in order. Failed calls that did nothing are absent. */
 export type PlatformEffect =
@@ -62,6 +66,8 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
   /** Every call made, failed or not. */
   readonly calls: { readonly op: PlatformOperation; readonly at: number }[] = [];
   private readonly injected = new Map<PlatformOperation, InjectedFailure[]>();
+  /** Calls failed with `landsAfterMs`, until the platform has carried them out. */
+  private readonly landings: Promise<unknown>[] = [];
   private nextId = 1;
 
   constructor(readonly platform: Platform = 'slack') {}
@@ -70,6 +76,11 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
     const queue = this.injected.get(op) ?? [];
     for (let i = 0; i < times; i += 1) queue.push(failure);
     this.injected.set(op, queue);
+  }
+
+  /** Resolves once every call failed with `landsAfterMs` has been carried out. */
+  async lateLandings(): Promise<void> {
+    await Promise.all(this.landings);
   }
 
   /** Drops every failure still queued. */
@@ -83,6 +94,13 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
       this.effects.push({ op: 'postPrompt', target, view, ref });
       return ref;
     });
+  }
+
+  /** A post the platform makes from a call the binding already gave up on: no failure taken. */
+  landLate(target: PromptTarget, view: PromptView): MessageRef {
+    const ref = this.newRef(target.conversation);
+    this.effects.push({ op: 'postPrompt', target, view, ref });
+    return ref;
   }
 
   async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
@@ -171,6 +189,10 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
     const failure = this.injected.get(op)?.shift();
     if (failure === undefined) return effect();
     if (failure.afterAccepting === true) effect();
+    if (failure.landsAfterMs !== undefined) {
+      const ms = failure.landsAfterMs;
+      this.landings.push(new Promise((resolve) => setTimeout(() => resolve(effect()), ms)));
+    }
     throw new InjectedPlatformError(failure);
   }
 

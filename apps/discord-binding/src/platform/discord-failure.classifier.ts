@@ -32,5 +32,6 @@ export function classifyDiscordFailure(error: unknown): PlatformFailure {
   return {
     kind: 'transient',
     reason: `discord_request_failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+    unanswered: true,
   };
 }

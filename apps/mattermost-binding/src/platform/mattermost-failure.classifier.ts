@@ -30,13 +30,18 @@ export function classifyMattermostFailure(error: unknown): PlatformFailure {
     if (Number.isInteger(status) && status >= 500) {
       return { kind: 'transient', reason: `mattermost_http_${status}${id}` };
     }
-    return { kind: 'transient', reason: `mattermost_client_error: ${error.message}` };
+    return {
+      kind: 'transient',
+      reason: `mattermost_client_error: ${error.message}`,
+      unanswered: true,
+    };
   }
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return { kind: 'transient', reason: 'mattermost_timeout' };
+    return { kind: 'transient', reason: 'mattermost_timeout', unanswered: true };
   }
   return {
     kind: 'transient',
     reason: `mattermost_request_failed: ${error instanceof Error ? error.message : String(error)}`,
+    unanswered: true,
   };
 }

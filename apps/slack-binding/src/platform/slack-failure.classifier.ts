@@ -35,7 +35,11 @@ export function classifySlackFailure(error: unknown): PlatformFailure {
       : { kind: 'permanent', reason: `slack_http_${error.statusCode}` };
   }
   if (error instanceof WebAPIRequestError) {
-    return { kind: 'transient', reason: `slack_request_failed: ${error.original.message}` };
+    return {
+      kind: 'transient',
+      reason: `slack_request_failed: ${error.original.message}`,
+      unanswered: true,
+    };
   }
   if (error instanceof WebAPIPlatformError) {
     const code = error.data.error;
@@ -46,5 +50,6 @@ export function classifySlackFailure(error: unknown): PlatformFailure {
   return {
     kind: 'transient',
     reason: `slack_unknown_failure: ${error instanceof Error ? error.message : String(error)}`,
+    unanswered: true,
   };
 }

@@ -98,7 +98,11 @@ export interface PromptJournal {
    * Ends the lease after a failed effect so a retry need not wait it out. The intent stays:
    * a post that failed may still have reached the platform.
    */
-  release(lease: PromptLease): Promise<void>;
+  /**
+   * Ends the lease; with `holdMs`, keeps it that much longer instead (a call that may still
+   * land at the platform holds its prompt until it could have).
+   */
+  release(lease: PromptLease, holdMs?: number): Promise<void>;
   /** The prompt's state, without creating or locking anything. */
   stateOf(key: PromptKey): Promise<PromptState>;
   findByRef(promptRef: string): Promise<PromptAddress | undefined>;

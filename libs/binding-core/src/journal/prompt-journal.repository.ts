@@ -265,12 +265,18 @@ export class PromptJournalRepository implements PromptJournal {
     return this.record(dataSource.manager, lease.key, events, next, lease.claimId, postNonce);
   }
 
-  async release(lease: PromptLease): Promise<void> {
+  async release(lease: PromptLease, holdMs = 0): Promise<void> {
     const dataSource = await this.db();
     await dataSource.query(
-      `UPDATE prompts SET lease_owner = NULL, lease_until = NULL, updated_at = now()
-       WHERE session_id = $1 AND call_id = $2 AND intent->>'claimId' = $3`,
-      [lease.key.sessionId, lease.key.callId, lease.claimId],
+      holdMs > 0
+        ? `UPDATE prompts SET lease_until = clock_timestamp() + $4::int * interval '1 millisecond',
+             updated_at = now()
+           WHERE session_id = $1 AND call_id = $2 AND intent->>'claimId' = $3`
+        : `UPDATE prompts SET lease_owner = NULL, lease_until = NULL, updated_at = now()
+           WHERE session_id = $1 AND call_id = $2 AND intent->>'claimId' = $3`,
+      holdMs > 0
+        ? [lease.key.sessionId, lease.key.callId, lease.claimId, Math.ceil(holdMs)]
+        : [lease.key.sessionId, lease.key.callId, lease.claimId],
     );
   }
 

@@ -63,6 +63,13 @@ export interface HandleOutputDeps {
    * for good by a post nobody can find.
    */
   readonly reconcileForMs: number;
+  /**
+   * How long a post whose call ended without an answer (a timeout, a dropped connection) keeps
+   * its prompt held. The platform may still make it: looking for it, and posting afresh when
+   * it is not there, before it could have landed would leave two live prompts, one with
+   * buttons nobody tracks. None: released at once, like any failure.
+   */
+  readonly landingMs?: number;
   /** Where `ToolInteractionUndeliverable` goes (R2). */
   readonly commands: CommandPublisher;
   readonly now: () => Date;
@@ -265,11 +272,23 @@ export class HandleOutput {
         if (decision.kind === 'post') return this.undeliverable(claim, failure, log);
         return this.repost(claim, failure, log);
       }
-      await this.releasePrompt(lease, log);
-      throw this.rateLimited(
+      // A post that got no answer may still be made: its prompt stays held until it could
+      // have landed, so the look that follows sees it instead of posting a second prompt.
+      const holdMs =
+        decision.kind === 'post' && failure.unanswered ? (this.deps.landingMs ?? 0) : 0;
+      await this.releasePrompt(lease, log, holdMs);
+      const thrown = this.rateLimited(
         call,
         effectFailure(adapter, decision.kind === 'post' ? 'post_prompt' : 'edit_prompt', error),
       );
+      if (holdMs > 0) {
+        log.info(
+          { holdMs, reason: failure.reason },
+          'a post got no answer; held until it could have landed',
+        );
+        throw new TransientFailure(thrown.message, { retryAfterMs: holdMs, cause: error });
+      }
+      throw thrown;
     }
     if (!(await prompts.complete(lease, effectEvents(decision, shownAt)))) {
       log.warn(
@@ -383,12 +402,12 @@ export class HandleOutput {
     log: Logger,
   ): Promise<void> {
     const { adapter, prompts, now, reconcileForMs } = this.deps;
+    const waitedMs = now().getTime() - claim.since.getTime();
     let found: FoundPrompt | undefined;
     try {
       found = await adapter.findPostedPrompt?.(claim.target, claim.since);
     } catch (error) {
       const failure = classifyPlatformFailure(adapter, error);
-      const waitedMs = now().getTime() - claim.since.getTime();
       if (failure.kind === 'transient' && waitedMs < reconcileForMs) {
         await this.releasePrompt(claim.lease, log);
         throw effectFailure(adapter, 'find_posted_prompt', error);
@@ -551,8 +570,8 @@ export class HandleOutput {
   }
 
   // A release that fails only makes the retry wait for the lease to run out.
-  private async releasePrompt(lease: PromptLease, log: Logger): Promise<void> {
-    await this.deps.prompts.release(lease).catch((error: unknown) => {
+  private async releasePrompt(lease: PromptLease, log: Logger, holdMs = 0): Promise<void> {
+    await this.deps.prompts.release(lease, holdMs).catch((error: unknown) => {
       log.warn({ err: error }, 'could not release the prompt lease; it will run out');
     });
   }
