@@ -311,6 +311,15 @@ export class DiscordApiFake {
     return structuredClone([...this.store.values()].filter((m) => !dms.has(m.channel_id)));
   }
 
+  /**
+   * The messages of one channel, as `messages` lists them (DMs are notices, not channels):
+   * copies only those, so a test polling many channels is not slowed.
+   */
+  messagesInChannel(channelId: string): FakeDiscordMessage[] {
+    if ([...this.dmChannels.values()].includes(channelId)) return [];
+    return structuredClone([...this.store.values()].filter((m) => m.channel_id === channelId));
+  }
+
   message(channelId: string, id: string): FakeDiscordMessage | undefined {
     const found = this.store.get(key(channelId, id));
     return found && structuredClone(found);

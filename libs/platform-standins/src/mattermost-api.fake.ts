@@ -302,6 +302,11 @@ export class MattermostApiFake {
     return structuredClone([...this.store.values()]);
   }
 
+  /** The posts of one channel: copies only those, so a test polling many is not slowed. */
+  postsInChannel(channelId: string): FakeMattermostPost[] {
+    return structuredClone([...this.store.values()].filter((p) => p.channel_id === channelId));
+  }
+
   post(id: string): FakeMattermostPost | undefined {
     const found = this.store.get(id);
     return found && structuredClone(found);

@@ -355,6 +355,11 @@ export class SlackApiFake {
     return structuredClone([...this.store.values()]);
   }
 
+  /** The messages of one channel: copies only those, so a test polling many is not slowed. */
+  messagesInChannel(channel: string): FakeSlackMessage[] {
+    return structuredClone([...this.store.values()].filter((m) => m.channel === channel));
+  }
+
   message(channel: string, ts: string): FakeSlackMessage | undefined {
     const found = this.store.get(key(channel, ts));
     return found && structuredClone(found);

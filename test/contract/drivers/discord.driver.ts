@@ -119,8 +119,9 @@ export class DiscordDriver implements PlatformDriver {
   }
 
   messagesIn(conversation: Conversation): ChatMessageView[] {
-    return this.fake.messages
-      .filter((m) => m.channel_id === conversation.channelId && m.authorId === undefined)
+    return this.fake
+      .messagesInChannel(conversation.channelId)
+      .filter((m) => m.authorId === undefined)
       .map((m) => view(m));
   }
 

@@ -146,8 +146,11 @@ export class MattermostDriver implements PlatformDriver {
   }
 
   messagesIn(conversation: Conversation): ChatMessageView[] {
-    return this.botPosts()
-      .filter((p) => p.channel_id === conversation.channelId && p.root_id === conversation.threadId)
+    return this.fake
+      .postsInChannel(conversation.channelId)
+      .filter(
+        (p) => p.user_id === this.fake.identity.botUserId && p.root_id === conversation.threadId,
+      )
       .map((p) => view(p));
   }
 

@@ -143,8 +143,9 @@ export class SlackDriver implements PlatformDriver {
   }
 
   messagesIn(conversation: Conversation): ChatMessageView[] {
-    return this.fake.messages
-      .filter((m) => m.channel === conversation.channelId && m.thread_ts === conversation.threadId)
+    return this.fake
+      .messagesInChannel(conversation.channelId)
+      .filter((m) => m.thread_ts === conversation.threadId)
       .filter((m) => m.bot_id !== undefined)
       .map((m) => this.view(m));
   }
