@@ -44,7 +44,7 @@ const PATTERN = 'p6.things';
 /** What the handler should do with a message, by the `do` of its JSON body. */
 interface Thing {
   readonly id: string;
-  readonly do: 'ok' | 'transient_once' | 'permanent' | 'refused' | 'hold';
+  readonly do: 'ok' | 'transient_once' | 'permanent' | 'refused' | 'hold' | 'forbidden';
 }
 
 /** Records what ran, in order, across the pipeline and the handler. */
@@ -65,7 +65,9 @@ class DecodeThingPipe implements PipeTransform<DeliveredMessage, Thing> {
 class RecordingGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     seen.push(`guard:${context.switchToRpc().getContext<JetStreamContext>().getPattern()}`);
-    return true;
+    const message = context.switchToRpc().getData<DeliveredMessage>();
+    const thing = JSON.parse(new TextDecoder().decode(message.data)) as Thing;
+    return thing.do !== 'forbidden';
   }
 }
 
@@ -232,6 +234,17 @@ describe('P6 — JetStream as a NestJS transport (real NATS)', () => {
     );
     expect(deliveries.get('pm1')).toBe(1);
     expect(deliveries.get('rf1')).toBe(1);
+  });
+
+  it('P6 a guard that refuses dead-letters at once, with the reason: no redelivery can pass it', async () => {
+    await publish({ id: 'gd1', do: 'forbidden' });
+    const letters = await waitFor('the dead letter', async () => {
+      const found = (await deadLetters()).filter((l) => l.subject === subject('gd1'));
+      return found.length === 1 && found;
+    });
+    await settled();
+    expect(letters).toEqual([{ subject: subject('gd1'), reason: 'refused: Forbidden resource' }]);
+    expect(deliveries.get('gd1')).toBeUndefined();
   });
 
   it('P6 close drains: the message in flight finishes and is acked, nothing more is pulled', async () => {
