@@ -107,6 +107,8 @@ class ThingsController {
         throw new PermanentFailure('never_works');
       case 'refused':
         throw new DomainRefusal('not allowed');
+      case 'forbidden':
+        return;
       case 'hold':
         await new Promise<void>((resolve) => (releaseHeld = resolve));
         seen.push(`released:${thing.id}`);
