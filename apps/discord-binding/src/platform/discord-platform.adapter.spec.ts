@@ -196,7 +196,11 @@ describe('DiscordPlatformAdapter against the Discord API fake', () => {
       { refuse: { status: 404, code: 10003, message: 'Unknown Channel' } } as const,
       { kind: 'permanent', reason: expect.stringContaining('10003') },
     ],
-    ['a timeout as transient', { hangMs: Infinity } as const, { kind: 'transient' }],
+    [
+      'a timeout as transient and unanswered',
+      { hangMs: Infinity } as const,
+      { kind: 'transient', unanswered: true },
+    ],
   ])('classifies %s', async (_name, fault, expected) => {
     const where = conversation();
     fake.failNext('createMessage', fault);

@@ -144,7 +144,8 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
     const error: unknown = await adapter
       .postText(conversation, 'held', 'assistant', 'mattermost-abc:10:0')
       .catch((e: unknown) => e);
-    expect(adapter.classifyFailure(error)).toMatchObject({ kind: 'transient' });
+    // No answer came: the server may still make it, so the prompt is held (R3).
+    expect(adapter.classifyFailure(error)).toMatchObject({ kind: 'transient', unanswered: true });
     await expect(
       adapter.findPostedText(conversation, 'mattermost-abc:10:0'),
     ).resolves.toBeDefined();
@@ -155,7 +156,9 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
     const post = () =>
       adapter.postText(conversation, 'x', 'assistant', 'o').catch((e: unknown) => e);
     fake.failNext('createPost', { status: 502 });
-    expect(adapter.classifyFailure(await post())).toMatchObject({ kind: 'transient' });
+    const answered = adapter.classifyFailure(await post());
+    expect(answered).toMatchObject({ kind: 'transient' });
+    expect(answered).not.toHaveProperty('unanswered');
     fake.failNext('createPost', { rateLimit: 3 });
     expect(adapter.classifyFailure(await post())).toEqual({
       kind: 'transient',
@@ -166,6 +169,7 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
     expect(adapter.classifyFailure(await post())).toMatchObject({ kind: 'permanent' });
     expect(adapter.classifyFailure(new TypeError('fetch failed'))).toMatchObject({
       kind: 'transient',
+      unanswered: true,
     });
   });
 

@@ -148,7 +148,8 @@ describe('SlackPlatformAdapter against the Slack API fake', () => {
       .postText(conversation, 'held', 'assistant', 'slack-abc:10:0')
       .catch((e: unknown) => e);
 
-    expect(adapter.classifyFailure(error)).toMatchObject({ kind: 'transient' });
+    // No answer came: Slack may still make it, so the prompt is held (R3).
+    expect(adapter.classifyFailure(error)).toMatchObject({ kind: 'transient', unanswered: true });
     await expect(adapter.findPostedText(conversation, 'slack-abc:10:0')).resolves.toBeDefined();
   });
 });
