@@ -359,12 +359,15 @@ export class HandleOutput {
     const { decision, lease } = claim;
     if (decision.kind !== 'edit') throw new Error('only an edit is reposted');
     const postNonce = newPostNonce();
+    // A new message draws on the platform's posting limits like any post.
+    const call: PacedCall = { effect: 'post_prompt', conversation: claim.target.conversation };
     let messageRef: MessageRef;
     try {
+      await this.pace(call, 'urgent');
       messageRef = await adapter.postPrompt({ ...claim.target, postNonce }, decision.view);
     } catch (error) {
       await this.releasePrompt(lease, log);
-      throw effectFailure(adapter, 'post_prompt', error);
+      throw this.rateLimited(call, effectFailure(adapter, 'post_prompt', error));
     }
     const events: PromptEvent[] = [
       {
