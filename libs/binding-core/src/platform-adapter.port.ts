@@ -17,8 +17,9 @@ export interface MessageRef {
 }
 
 /**
- * A prompt's post found on the platform, with the post nonce it carries where the platform
- * keeps one: an earlier attempt's post may carry another nonce than the latest intent's.
+ * A prompt's post on the platform, with the post nonce it carries where the platform says:
+ * a post found, or one a deduplicating platform answered a retry with, may be an earlier
+ * attempt's, with that attempt's nonce rather than the latest intent's.
  */
 export interface FoundPrompt extends MessageRef {
   readonly postNonce?: string;
@@ -67,6 +68,12 @@ export interface PromptTarget {
    * others ignore it. Absent only where nothing is posted or edited.
    */
   readonly postNonce?: string;
+  /**
+   * Names this post to a platform that deduplicates retried posts (Mattermost's
+   * `pending_post_id`): absent, the prompt's own post, named by its `promptRef`; a repost
+   * that replaces a message gives its own, so it is not taken for the post it replaces.
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** A call the core is about to make, for pacing: which buckets it draws on. */
@@ -106,7 +113,7 @@ export type PlatformFailure =
  */
 export interface PlatformAdapter {
   readonly platform: Platform;
-  postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef>;
+  postPrompt(target: PromptTarget, view: PromptView): Promise<FoundPrompt>;
   editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void>;
   /** Shown only to `to` (Slack ephemeral, Discord ephemeral follow-up, Mattermost ephemeral post). */
   sendNotice(

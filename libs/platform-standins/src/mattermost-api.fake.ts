@@ -138,6 +138,9 @@ interface Answer {
   headers?: Record<string, string>;
 }
 
+/** How long the server remembers a pending_post_id (its PendingPostIDsCacheTTL). */
+const PENDING_POST_ID_TTL_MS = 30_000;
+
 export class MattermostApiFake {
   private readonly config: typeof MATTERMOST_FAKE_DEFAULTS;
   private readonly http = new LocalHttpServer('MattermostApiFake', (req, res) =>
@@ -150,6 +153,8 @@ export class MattermostApiFake {
 
   private callLog: MattermostApiCall[] = [];
   private store = new Map<string, FakeMattermostPost>();
+  /** The server's seenPendingPostIdsCache: a pending_post_id seen, and the post it made. */
+  private pendingPostIds = new Map<string, { postId: string; until: number }>();
   private ephemeralLog: MattermostEphemeral[] = [];
   /** Channel id → the ids of its members. */
   private memberships = new Map<string, Set<string>>();
@@ -202,6 +207,7 @@ export class MattermostApiFake {
   reset(): void {
     this.callLog = [];
     this.store = new Map();
+    this.pendingPostIds = new Map();
     this.ephemeralLog = [];
     this.memberships = new Map();
     this.faults.clear();
@@ -440,6 +446,12 @@ export class MattermostApiFake {
     }
     const invalid = invalidActions(body.props);
     if (invalid) return error(400, 'model.post.is_valid.props.app_error', invalid);
+    // As the server deduplicates: a pending_post_id seen within 30 s answers with the post it
+    // made, the API call made idempotent, instead of posting again.
+    const pendingPostId = str(body.pending_post_id);
+    const seen = pendingPostId === undefined ? undefined : this.pendingPostIds.get(pendingPostId);
+    const earlier = seen && seen.until > Date.now() ? this.store.get(seen.postId) : undefined;
+    if (earlier) return ok(201, wire(earlier));
     const post = this.insert({
       id: newId(),
       channel_id: channel,
@@ -448,6 +460,12 @@ export class MattermostApiFake {
       message,
       props: (body.props as PostProps | undefined) ?? {},
     });
+    if (pendingPostId !== undefined) {
+      this.pendingPostIds.set(pendingPostId, {
+        postId: post.id,
+        until: Date.now() + PENDING_POST_ID_TTL_MS,
+      });
+    }
     return ok(201, wire(post));
   }
 

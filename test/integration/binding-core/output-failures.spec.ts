@@ -397,6 +397,41 @@ describe('binding core: failures and concurrent replicas', () => {
     }
   });
 
+  it('R3 a retried post a platform answers with the post it already made is journaled with that post’s nonce', async () => {
+    const p = promptOutputs();
+    harness.adapter.dedupesPosts = true;
+    const callsBefore = harness.adapter.calls.length;
+    try {
+      // The first post is made but answered 502; the look-back is refused for good, so the
+      // retry posts with a new intent's nonce, and the platform answers with the first post.
+      harness.adapter.failNext('postPrompt', {
+        kind: 'transient',
+        reason: 'http_502',
+        afterAccepting: true,
+      });
+      harness.adapter.failNext(
+        'findPostedPrompt',
+        { kind: 'permanent', reason: 'slack_missing_scope', platformCode: 'missing_scope' },
+        1,
+      );
+
+      await harness.settled(await harness.publish(p.request(3)));
+
+      const [post, ...more] = harness.adapter.postsFor(p.promptRef);
+      expect(more).toEqual([]);
+      expect(await harness.promptRow(p.key)).toMatchObject({
+        status: 'pending',
+        message_ref: post.ref,
+        post_nonce: post.target.postNonce,
+        intent: null,
+      });
+      const posts = harness.adapter.calls.slice(callsBefore).filter((c) => c.op === 'postPrompt');
+      expect(posts).toHaveLength(2);
+    } finally {
+      harness.adapter.dedupesPosts = false;
+    }
+  });
+
   it('R3 a look-back that keeps failing for a while settles within the bound and posts afresh once', async () => {
     const p = promptOutputs();
     harness.adapter.failNext('postPrompt', { kind: 'transient', reason: 'timeout' }, 1);

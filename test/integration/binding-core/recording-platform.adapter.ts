@@ -88,8 +88,20 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
     this.injected.clear();
   }
 
-  async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
+  /** Answers a repeated post of a prompt with the post already made, as Mattermost does. */
+  dedupesPosts = false;
+
+  async postPrompt(target: PromptTarget, view: PromptView): Promise<FoundPrompt> {
     return this.perform('postPrompt', () => {
+      const [earlier] = this.dedupesPosts ? this.postsFor(target.promptRef) : [];
+      if (earlier !== undefined) {
+        return {
+          ...earlier.ref,
+          ...(earlier.target.postNonce === undefined
+            ? {}
+            : { postNonce: earlier.target.postNonce }),
+        };
+      }
       const ref = this.newRef(target.conversation);
       this.effects.push({ op: 'postPrompt', target, view, ref });
       return ref;

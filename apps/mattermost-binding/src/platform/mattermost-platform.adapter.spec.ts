@@ -118,8 +118,9 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
       { conversation, promptRef: 'refmany', postNonce: earlier },
       view,
     );
+    // Past the server's 30 s memory of the first, or as a repost: a post of its own.
     const second = await adapter.postPrompt(
-      { conversation, promptRef: 'refmany', postNonce: NONCE },
+      { conversation, promptRef: 'refmany', postNonce: NONCE, idempotencyKey: 'refmanyr2' },
       view,
     );
 
@@ -136,6 +137,26 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
         new Date(),
       ),
     ).resolves.toEqual({ ...first, postNonce: earlier });
+  });
+
+  it('R3 a retried post of a prompt is answered with the post the server already made, and its nonce', async () => {
+    const conversation = thread();
+    const view = { kind: 'pending', request: request(conversation) } as const;
+    fake.failNext('createPost', { acceptThenTimeout: true });
+    const first = 'd'.repeat(32);
+    await expect(
+      adapter.postPrompt({ conversation, promptRef: 'refonce', postNonce: first }, view),
+    ).rejects.toBeDefined();
+
+    // The retry comes with a new intent's nonce; the server keeps the post it made.
+    const retried = await adapter.postPrompt(
+      { conversation, promptRef: 'refonce', postNonce: NONCE },
+      view,
+    );
+
+    const made = fake.posts.filter((p) => p.props.tollgate_prompt_ref === 'refonce');
+    expect(made).toHaveLength(1);
+    expect(retried).toEqual({ channelId: CHANNEL, messageId: made[0].id, postNonce: first });
   });
 
   it('a post that times out after the server took it is transient, and is found', async () => {

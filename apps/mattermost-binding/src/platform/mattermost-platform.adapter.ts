@@ -36,6 +36,8 @@ const MAX_WINDOW_PAGES = 500;
 const CLOCK_MARGIN_MS = 5 * 60_000;
 /** The membership lookup's answers that mean "not a member" (see isChannelMember). */
 const NOT_A_MEMBER = new Set([400, 403, 404]);
+/** Keeps the binding's pending_post_ids apart from any a person's client makes. */
+const PENDING_POST_ID_PREFIX = 'tollgate:';
 
 export interface MattermostAdapterOptions {
   /** The server's base URL (Client4 adds `/api/v4`). */
@@ -65,17 +67,26 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     });
   }
 
-  async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
+  /**
+   * `pending_post_id` names the prompt: the server answers a repeat within 30 s with the post
+   * it already made (its deduplication of client retries), so a retry after a post that got
+   * no answer cannot make a second one, whatever nonce it carries. The post returned is then
+   * the earlier one, and so is the nonce reported for it.
+   */
+  async postPrompt(target: PromptTarget, view: PromptView): Promise<FoundPrompt> {
     const post = renderMattermostPrompt(view, target, this.options.render);
     const created = await this.client.createPost({
       channel_id: target.conversation.channelId,
       root_id: target.conversation.threadId,
       message: post.message,
       props: structuredClone(post.props),
+      pending_post_id: `${PENDING_POST_ID_PREFIX}${target.idempotencyKey ?? target.promptRef}`,
     });
+    const nonce = created.props?.[POST_NONCE_PROP];
     return {
       channelId: created.channel_id || target.conversation.channelId,
       messageId: created.id,
+      ...(typeof nonce === 'string' && POST_NONCE_PATTERN.test(nonce) ? { postNonce: nonce } : {}),
     };
   }
 

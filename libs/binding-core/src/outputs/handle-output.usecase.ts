@@ -251,6 +251,9 @@ export class HandleOutput {
     const { adapter, prompts } = this.deps;
     const { decision, target, lease } = claim;
     let shownAt: MessageRef;
+    // A platform that deduplicates retried posts may answer with an earlier attempt's post:
+    // the journal takes the nonce that post carries.
+    let shownNonce: string | undefined;
     const call: PacedCall =
       decision.kind === 'post'
         ? { effect: 'post_prompt', conversation: target.conversation }
@@ -258,9 +261,12 @@ export class HandleOutput {
     try {
       await this.pace(call, priority);
       switch (decision.kind) {
-        case 'post':
-          shownAt = await adapter.postPrompt(target, decision.view);
+        case 'post': {
+          const posted = await adapter.postPrompt(target, decision.view);
+          shownAt = { channelId: posted.channelId, messageId: posted.messageId };
+          shownNonce = posted.postNonce;
           break;
+        }
         case 'edit':
           await adapter.editPrompt(target, decision.messageRef, decision.view);
           shownAt = decision.messageRef;
@@ -290,7 +296,11 @@ export class HandleOutput {
       }
       throw thrown;
     }
-    if (!(await prompts.complete(lease, effectEvents(decision, shownAt)))) {
+    const journaled =
+      shownNonce === undefined || shownNonce === lease.postNonce
+        ? lease
+        : { ...lease, postNonce: shownNonce };
+    if (!(await prompts.complete(journaled, effectEvents(decision, shownAt)))) {
       log.warn(
         { effect: decision.kind },
         'prompt lease lost during the effect; its new holder finishes',
@@ -364,7 +374,11 @@ export class HandleOutput {
     let messageRef: MessageRef;
     try {
       await this.pace(call, 'urgent');
-      messageRef = await adapter.postPrompt({ ...claim.target, postNonce }, decision.view);
+      const posted = await adapter.postPrompt(
+        { ...claim.target, postNonce, idempotencyKey: `${claim.target.promptRef}r${postNonce}` },
+        decision.view,
+      );
+      messageRef = { channelId: posted.channelId, messageId: posted.messageId };
     } catch (error) {
       await this.releasePrompt(lease, log);
       throw this.rateLimited(call, effectFailure(adapter, 'post_prompt', error));
