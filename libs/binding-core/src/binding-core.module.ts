@@ -142,9 +142,10 @@ export class BindingCoreModule {
               adapter,
               replicaId,
               leaseMs: settings.leaseMs,
-              // One more lease after the one that ran out: a replica that died mid-post has
-              // long been replaced, and a platform that still cannot be read is not coming back.
-              reconcileForMs: settings.leaseMs,
+              // Counted from when the post was set out on: the lease that ran out, then one more.
+              // A replica that takes over a dead one's post looks first when its lease ends;
+              // with only one lease, a single failed look then would post a second prompt.
+              reconcileForMs: 2 * settings.leaseMs,
               // A third of ack_wait bounds the longest platform call (platformCallTimeoutMs):
               // a call given up on gets as long again to land, so a retry finds what it made.
               landingMs: Math.floor(settings.leaseMs / 6),

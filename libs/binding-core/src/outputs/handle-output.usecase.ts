@@ -58,9 +58,10 @@ export interface HandleOutputDeps {
   /** How long a claim may hold a prompt before another handler may assume it died. */
   readonly leaseMs: number;
   /**
-   * How long an unfinished post may wait for the platform to say whether it landed. Past it, a
-   * look that keeps failing settles the post as never made (R3): a prompt is never blocked
-   * for good by a post nobody can find.
+   * How long after an unfinished post was set out on it may wait for the platform to say
+   * whether it landed. Past it, a look that keeps failing settles the post as never made
+   * (R3): a prompt is never blocked for good by a post nobody can find. It must outlast the
+   * lease, or a replica taking over at the lease's end could not retry a single failed look.
    */
   readonly reconcileForMs: number;
   /**
