@@ -82,10 +82,25 @@ describe.each(platforms)('X7 — the authorization matrix on %s', (platform) => 
     return { conversation, sessionId: deriveSessionId(conversation), prompt };
   }
 
-  function promptIn(conversation: Conversation): Promise<ChatMessageView> {
-    return waitFor('the prompt with buttons', () =>
+  /**
+   * The prompt as a person sees it, once the binding has journaled it: the platform shows a
+   * post a moment before the binding records it, and only a journaled prompt can be answered
+   * (a Mattermost click is checked against the journaled nonce).
+   */
+  async function promptIn(conversation: Conversation): Promise<ChatMessageView> {
+    const prompt = await waitFor('the prompt with buttons', () =>
       driver.messagesIn(conversation).find((m) => m.buttons.length > 0),
     );
+    await waitFor('the binding to journal the prompt', async () =>
+      (await binding.journal()).some(
+        (row) =>
+          row.session_id === deriveSessionId(conversation) &&
+          row.type === 'PendingApprovalPromptTracked',
+      )
+        ? true
+        : undefined,
+    );
+    return prompt;
   }
 
   function button(prompt: ChatMessageView, label: string): ChatButton {
