@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { TEST_NATS_URL } from '../support/nats';
 import { OwnNatsServer } from '../support/own-nats-server';
 import { OwnPostgresServer } from '../support/own-postgres-server';
-import { type FlowFigures, runPromptFlow } from '../support/prompt-flow';
+import { expectConverged, type FlowFigures, runPromptFlow } from '../support/prompt-flow';
 import { PLATFORMS, WholeSystem } from '../support/whole-system.fixture';
 
 /**
@@ -25,22 +25,6 @@ function report(scenario: string, figures: FlowFigures): void {
   if (process.env.TOLLGATE_FAULT_FIGURES) {
     appendFileSync(process.env.TOLLGATE_FAULT_FIGURES, `${line}\n`);
   }
-}
-
-/** 0 lost, 0 doubled, and the journal ran every approved tool exactly once. */
-async function expectConverged(system: WholeSystem, figures: FlowFigures): Promise<void> {
-  if (figures.lost + figures.doubled > 0) {
-    process.stdout.write(`R6 dead letters: ${JSON.stringify(await system.deadLetters())}\n`);
-  }
-  expect({
-    lost: figures.lost,
-    doubled: figures.doubled,
-    unconverged: figures.unconverged,
-  }).toEqual({ lost: 0, doubled: 0, unconverged: [] });
-  await system.untilIdle(60_000);
-  const runs = await system.sessionEventCounts('ToolExecutionStarted');
-  expect(runs.size).toBe(PROMPTS);
-  expect([...runs.values()].filter((n) => n !== 1)).toEqual([]);
 }
 
 describe('R6 — infrastructure faults with prompts in flight (process)', () => {
@@ -76,7 +60,7 @@ describe('R6 — infrastructure faults with prompts in flight (process)', () => 
         },
       });
       report('nats-restart', figures);
-      await expectConverged(system, figures);
+      await expectConverged(system, figures, PROMPTS);
     },
     TEST_TIMEOUT_MS,
   );
@@ -103,7 +87,7 @@ describe('R6 — infrastructure faults with prompts in flight (process)', () => 
         },
       });
       report('postgres-restart', { ...figures });
-      await expectConverged(system, figures);
+      await expectConverged(system, figures, PROMPTS);
       const session = system.members.find((m) => m.service === 'session-service')!;
       expect(session.restarts).toBeGreaterThanOrEqual(1);
     },
@@ -132,7 +116,7 @@ describe('R6 — infrastructure faults with prompts in flight (process)', () => 
         },
       });
       report('binding-replica-kill', figures);
-      await expectConverged(system, figures);
+      await expectConverged(system, figures, PROMPTS);
     },
     TEST_TIMEOUT_MS,
   );

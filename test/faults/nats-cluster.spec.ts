@@ -5,7 +5,7 @@ import { streamNames } from '@tollgate/protocol';
 import { connectTestNats } from '../support/nats';
 import { OwnNatsCluster } from '../support/own-nats-cluster';
 import { OwnPostgresServer } from '../support/own-postgres-server';
-import { runPromptFlow } from '../support/prompt-flow';
+import { expectConverged, runPromptFlow } from '../support/prompt-flow';
 import { uniqueToken } from '../support/unique';
 import { WholeSystem } from '../support/whole-system.fixture';
 
@@ -80,14 +80,6 @@ describe('R7 — the whole system on a three-node JetStream cluster (process)', 
     process.stdout.write(
       `R7 figures ${JSON.stringify({ scenario: 'nats-node-kill', ...figures })}\n`,
     );
-    expect({
-      lost: figures.lost,
-      doubled: figures.doubled,
-      unconverged: figures.unconverged,
-    }).toEqual({ lost: 0, doubled: 0, unconverged: [] });
-    await system.untilIdle(60_000);
-    const runs = await system.sessionEventCounts('ToolExecutionStarted');
-    expect(runs.size).toBe(PROMPTS);
-    expect([...runs.values()].filter((n) => n !== 1)).toEqual([]);
+    await expectConverged(system, figures, PROMPTS);
   }, 600_000);
 });

@@ -274,3 +274,23 @@ export async function runPromptFlow(
     unconverged,
   };
 }
+
+/** 0 lost, 0 doubled, and the sessions ran every approved tool exactly once (R6, R7). */
+export async function expectConverged(
+  system: WholeSystem,
+  figures: FlowFigures,
+  prompts: number,
+): Promise<void> {
+  if (figures.lost + figures.doubled > 0) {
+    process.stdout.write(`dead letters: ${JSON.stringify(await system.deadLetters())}\n`);
+  }
+  expect({
+    lost: figures.lost,
+    doubled: figures.doubled,
+    unconverged: figures.unconverged,
+  }).toEqual({ lost: 0, doubled: 0, unconverged: [] });
+  await system.untilIdle(60_000);
+  const runs = await system.sessionEventCounts('ToolExecutionStarted');
+  expect(runs.size).toBe(prompts);
+  expect([...runs.values()].filter((n) => n !== 1)).toEqual([]);
+}

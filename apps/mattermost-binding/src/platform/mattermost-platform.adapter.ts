@@ -82,12 +82,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
       props: structuredClone(post.props),
       pending_post_id: `${PENDING_POST_ID_PREFIX}${target.idempotencyKey ?? target.promptRef}`,
     });
-    const nonce = created.props?.[POST_NONCE_PROP];
-    return {
-      channelId: created.channel_id || target.conversation.channelId,
-      messageId: created.id,
-      ...(typeof nonce === 'string' && POST_NONCE_PATTERN.test(nonce) ? { postNonce: nonce } : {}),
-    };
+    return shownPrompt(created, target.conversation.channelId);
   }
 
   /**
@@ -158,13 +153,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
       posts.find(
         (p) => target.postNonce !== undefined && p.props?.[POST_NONCE_PROP] === target.postNonce,
       ) ?? posts[0];
-    if (found === undefined) return undefined;
-    const nonce = found.props?.[POST_NONCE_PROP];
-    return {
-      channelId: found.channel_id,
-      messageId: found.id,
-      ...(typeof nonce === 'string' && POST_NONCE_PATTERN.test(nonce) ? { postNonce: nonce } : {}),
-    };
+    return found === undefined ? undefined : shownPrompt(found, found.channel_id);
   }
 
   async findPostedText(
@@ -260,4 +249,14 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     );
     return this.self;
   }
+}
+
+/** A prompt's post as the server holds it, with the nonce it carries when it carries one. */
+function shownPrompt(post: Post, channelId: string): FoundPrompt {
+  const nonce = post.props?.[POST_NONCE_PROP];
+  return {
+    channelId: post.channel_id || channelId,
+    messageId: post.id,
+    ...(typeof nonce === 'string' && POST_NONCE_PATTERN.test(nonce) ? { postNonce: nonce } : {}),
+  };
 }
