@@ -2,8 +2,10 @@
 // R1–R7) N times in a row and sums up: runs, failures per test, time. Tests are picked by the
 // id their name starts with, in whichever spec file holds them, so new ones join by naming.
 // Usage: npm run test:stress [-- --runs 50] [-- --ids "B12|B13|B14"] [-- --bail] [-- --list]
+// Each run keeps its service processes' logs (at info; TOLLGATE_TEST_LOG_LEVEL changes that)
+// only if it fails, and says where.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
@@ -66,11 +68,24 @@ let testsPerRun = 0;
 const started = Date.now();
 for (let run = 1; run <= runs; run += 1) {
   const outputFile = join(dir, `run-${run}.json`);
+  // Every service process's log, at info, kept when the run fails: a stall is read from them.
+  const logDir = join(dir, `run-${run}-logs`);
+  mkdirSync(logDir);
   const runStarted = Date.now();
   const jest = spawnSync(
     'npx',
     ['jest', ...files, '-t', namePattern, '--ci', '--json', `--outputFile=${outputFile}`],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 28 },
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+      env: {
+        ...process.env,
+        TOLLGATE_TEST_LOG_DIR: logDir,
+        TOLLGATE_TEST_LOG_LEVEL: process.env.TOLLGATE_TEST_LOG_LEVEL ?? 'info',
+      },
+    },
   );
   executed = run;
   let report;
@@ -112,15 +127,18 @@ for (let run = 1; run <= runs; run += 1) {
     `run ${run}/${runs}: ${passed} passed, ${failed.length} failed, ${seconds} s` +
       (failed.length ? `\n  ${failed.join('\n  ')}` : ''),
   );
+  if (failed.length === 0) rmSync(logDir, { recursive: true, force: true });
   if (failed.length > 0) {
     failedRuns.push(run);
+    console.log(`  the run's service logs are kept in ${logDir}`);
     // The failure's own words: what a flake looks like is half of finding it.
     console.log(`  why:\n    ${why.join('\n    ')}`);
     if (!report) console.log((jest.stderr ?? '').split('\n').slice(-20).join('\n'));
     if (bail) break;
   }
 }
-rmSync(dir, { recursive: true, force: true });
+// A failed run's logs stay for reading; a clean stress run leaves nothing behind.
+if (failedRuns.length === 0) rmSync(dir, { recursive: true, force: true });
 
 function firstLines(text) {
   // Jest's messages carry colour codes and a stack; the first lines say what was expected.

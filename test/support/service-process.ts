@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { basename, join } from 'node:path';
 import { freePort } from './free-port';
 import { waitFor } from './wait-for';
 
@@ -39,7 +39,7 @@ export async function startService(
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.TOLLGATE_TEST_LOG_LEVEL ?? 'warn',
       // The platforms' rate limits, paced 1000 times faster: a suite's many edits in one
       // workspace must not wait out Slack's minute-long windows (P5 sets its own).
       TOLLGATE_RATE_WINDOW_DIVISOR: '1000',
@@ -49,10 +49,18 @@ export async function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let printed = '';
-  child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const kept = keptLogOf(service, child.pid);
+  const print = (chunk: Buffer) => {
+    printed += chunk.toString();
+    kept?.write(chunk);
+  };
+  child.stdout?.on('data', print);
+  child.stderr?.on('data', print);
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('exit', (code, signal) => {
+      kept?.end(`# exited code=${code} signal=${signal} at ${new Date().toISOString()}\n`);
+      resolve({ code, signal });
+    }),
   );
   const url = (path: string) => `http://127.0.0.1:${port}${path}`;
   return {
@@ -79,4 +87,22 @@ export async function startService(
       );
     },
   };
+}
+
+/**
+ * With TOLLGATE_TEST_LOG_DIR set (the stress script sets it per run), each service's output is
+ * also written to a file there, named by spec file and process, so a failed run's processes
+ * can be read afterwards: a test's own output() is gone once its process is disposed.
+ */
+function keptLogOf(service: ServiceName, pid: number | undefined): WriteStream | undefined {
+  const dir = process.env.TOLLGATE_TEST_LOG_DIR;
+  if (!dir) return undefined;
+  // Outside jest (a bench's own harness) there is no test to name.
+  const state = typeof expect === 'undefined' ? {} : expect.getState();
+  const spec = basename(state.testPath ?? 'unknown').replace(/\.spec\.ts$/, '');
+  const file = createWriteStream(join(dir, `${spec}.${service}.${pid ?? 'nopid'}.log`));
+  // In a hook jest still names the test before it, so this names roughly where, not exactly.
+  const test = state.currentTestName ?? '(none yet)';
+  file.write(`# ${service} pid ${pid} started ${new Date().toISOString()}, near ${test}\n`);
+  return file;
 }
