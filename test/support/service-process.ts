@@ -98,7 +98,8 @@ function keptLogOf(service: ServiceName, pid: number | undefined): WriteStream |
   const dir = process.env.TOLLGATE_TEST_LOG_DIR;
   if (!dir) return undefined;
   // Outside jest (a bench's own harness) there is no test to name.
-  const state = typeof expect === 'undefined' ? {} : expect.getState();
+  const state: { testPath?: string; currentTestName?: string } =
+    typeof expect === 'undefined' ? {} : expect.getState();
   const spec = basename(state.testPath ?? 'unknown').replace(/\.spec\.ts$/, '');
   const file = createWriteStream(join(dir, `${spec}.${service}.${pid ?? 'nopid'}.log`));
   // In a hook jest still names the test before it, so this names roughly where, not exactly.
