@@ -127,8 +127,9 @@ for (let run = 1; run <= runs; run += 1) {
     `run ${run}/${runs}: ${passed} passed, ${failed.length} failed, ${seconds} s` +
       (failed.length ? `\n  ${failed.join('\n  ')}` : ''),
   );
-  if (failed.length === 0) rmSync(logDir, { recursive: true, force: true });
-  if (failed.length > 0) {
+  if (failed.length === 0) {
+    rmSync(logDir, { recursive: true, force: true });
+  } else {
     failedRuns.push(run);
     console.log(`  the run's service logs are kept in ${logDir}`);
     // The failure's own words: what a flake looks like is half of finding it.
