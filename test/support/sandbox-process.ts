@@ -19,15 +19,22 @@ export interface SandboxProcess {
 /**
  * Starts `npm start`'s program, dist/apps/sandbox/main.js (built by `npm run build`, as
  * `npm start` builds first), with exactly `env` plus PATH, and waits for the page's URL.
+ * `root` is the clone to start it from (this one by default); `ownGroup` puts it in a process
+ * group of its own, as a terminal does with a foreground job, so a test can signal the group.
  */
 export async function startSandbox(
   env: Record<string, string | undefined>,
-  { readyWithinMs = 60_000 }: { readyWithinMs?: number } = {},
+  {
+    readyWithinMs = 60_000,
+    root = ROOT,
+    ownGroup = false,
+  }: { readyWithinMs?: number; root?: string; ownGroup?: boolean } = {},
 ): Promise<SandboxProcess> {
-  const entry = join(ROOT, 'dist', 'apps', 'sandbox', 'main.js');
+  const entry = join(root, 'dist', 'apps', 'sandbox', 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [entry], {
-    cwd: ROOT,
+    cwd: root,
+    detached: ownGroup,
     env: { PATH: process.env.PATH, SANDBOX_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -78,7 +78,7 @@ export class SandboxLauncher {
       );
       databaseUrl = this.postgres.url;
       this.progress(
-        `PostgreSQL: embedded, on 127.0.0.1:${this.postgres.port}, data in ${shown(join(config.dataDir, 'pg'))}`,
+        `PostgreSQL: embedded, on 127.0.0.1:${this.postgres.port}, data in ${shown(this.postgres.dataDirectory)}`,
       );
     }
 
@@ -125,7 +125,8 @@ export class SandboxLauncher {
     const started = Date.now();
     this.progress('stopping: the services drain first');
     await this.page?.close();
-    await this.supervisor?.stopAll();
+    const ended = await this.supervisor?.stopAll();
+    if (ended?.length) this.progress(`services stopped: ${ended.join(', ')}`);
     await this.saveState().catch((error: unknown) =>
       this.progress(`could not keep the conversations for the next start: ${String(error)}`),
     );

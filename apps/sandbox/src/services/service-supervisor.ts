@@ -116,10 +116,17 @@ export class ServiceSupervisor {
     this.setState(service, 'killed');
   }
 
-  /** SIGTERM to every service at once; each drains within its deadline or is killed. */
-  async stopAll(): Promise<void> {
+  /**
+   * SIGTERM to every service at once; each drains within its deadline or is killed. Returns
+   * how each one that was running ended (`exit 0` is a drain).
+   */
+  async stopAll(): Promise<string[]> {
     clearInterval(this.healthTimer);
-    await Promise.all([...this.services.values()].map((s) => this.stopOne(s, 'SIGTERM')));
+    const running = [...this.services.values()].filter(
+      (s) => s.child && s.child.exitCode === null && s.child.signalCode === null,
+    );
+    await Promise.all(running.map((s) => this.stopOne(s, 'SIGTERM')));
+    return running.map((s) => `${s.spec.name} ${s.lastExit ?? 'running'}`);
   }
 
   private get(name: ServiceName): SupervisedService {
@@ -134,8 +141,12 @@ export class ServiceSupervisor {
     const log = openSync(join(this.logDir, `${service.spec.name}.log`), 'a');
     let child: ChildProcess;
     try {
+      // Its own process group, like NATS and PostgreSQL: a Ctrl-C at the terminal reaches only
+      // npm start, which drains the services once, rather than each service directly (where a
+      // second copy of the signal, forwarded by npm, would cut its drain short).
       child = spawn(process.execPath, [entry], {
         cwd: this.root,
+        detached: true,
         env: { ...service.spec.env, PORT: String(service.spec.port) },
         stdio: ['ignore', log, log],
       });
