@@ -38,10 +38,12 @@ const ackWaitMs = Number(process.env.TOLLGATE_ACK_WAIT_MS ?? 30_000);
 const outMaxAgeDays = Number(process.env.TOLLGATE_OUT_MAX_AGE_DAYS ?? 14);
 const streams = protocol.streamDefinitions(prefix, { outMaxAgeDays });
 const plan = {
-  streams: [streams.commands, streams.outputs, streams.deadLetters].map((stream) => ({
-    ...stream,
-    replicas,
-  })),
+  streams: [streams.commands, streams.outputs, streams.deadLetters, streams.decisions].map(
+    (stream) => ({
+      ...stream,
+      replicas,
+    }),
+  ),
   consumers: [
     protocol.sessionServiceConsumer(prefix, ackWaitMs),
     ...protocol.PLATFORMS.map((platform) => protocol.bindingConsumer(prefix, platform, ackWaitMs)),

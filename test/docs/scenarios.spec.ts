@@ -37,7 +37,7 @@ describe('docs/scenarios.md and the tests agree', () => {
       `describe(${q}X2 — grants${q}, () => {});`,
       `it.each([['a', 'b']] as const)(\n  ${q}B4 %s edits once${q},`,
       `it(${q}not a scenario S1${q}, () => {});`,
-      `fn(${q}A1 not a family${q});`,
+      `fn(${q}Z1 not a family${q});`,
     ].join('\n');
     expect([...testedIds(source)].sort()).toEqual(['B4', 'S1', 'X2']);
   });

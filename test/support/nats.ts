@@ -24,7 +24,7 @@ export async function connectTestNats(
 export async function deleteStreams(nc: NatsConnection, prefix: string): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const names = streamNames(prefix);
-  for (const name of [names.commands, names.outputs, names.deadLetters]) {
+  for (const name of Object.values(names)) {
     await jsm.streams.delete(name).catch(() => false);
   }
 }

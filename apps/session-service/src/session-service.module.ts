@@ -35,7 +35,7 @@ export class SessionServiceModule {
         ServiceRuntimeModule.forRoot(config, logger),
         InfrastructureModule.forRoot({
           provisionPlan: {
-            streams: [streams.commands, streams.outputs, streams.deadLetters],
+            streams: [streams.commands, streams.outputs, streams.deadLetters, streams.decisions],
             consumers: [sessionServiceConsumer(prefix, config.TOLLGATE_ACK_WAIT_MS)],
           },
           migrations: MIGRATIONS,

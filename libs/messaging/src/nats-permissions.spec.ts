@@ -2,10 +2,11 @@ import { NATS_ROLES, natsPermissions, roleInboxPrefix } from './nats-permissions
 import { passwordVariable, renderNatsServerConfig } from './nats-server-config.renderer';
 
 describe('natsPermissions', () => {
-  it('lets the session-service consume commands and publish outputs, nothing else', () => {
+  it('lets the session-service consume commands and publish outputs and decisions, nothing else', () => {
     expect(natsPermissions('tollgate', 'session-service')).toEqual({
       publish: [
         'tollgate.out.>',
+        'tollgate.decision.>',
         'tollgate.dlq.session-service',
         '$JS.API.INFO',
         '$JS.API.STREAM.INFO.TOLLGATE_CMD',
@@ -14,6 +15,8 @@ describe('natsPermissions', () => {
         '$JS.API.STREAM.CREATE.TOLLGATE_OUT',
         '$JS.API.STREAM.INFO.TOLLGATE_DLQ',
         '$JS.API.STREAM.CREATE.TOLLGATE_DLQ',
+        '$JS.API.STREAM.INFO.TOLLGATE_DECISION',
+        '$JS.API.STREAM.CREATE.TOLLGATE_DECISION',
         '$JS.API.CONSUMER.INFO.TOLLGATE_CMD.session-service',
         '$JS.API.CONSUMER.CREATE.TOLLGATE_CMD.session-service.tollgate.cmd.>',
         '$JS.API.CONSUMER.MSG.NEXT.TOLLGATE_CMD.session-service',

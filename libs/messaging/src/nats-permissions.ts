@@ -53,7 +53,13 @@ export function natsPermissions(prefix: string, role: NatsRole): NatsPermissions
   const subjects = new Subjects(prefix);
   switch (role) {
     case 'session-service':
-      return serviceRole(prefix, role, sessionServiceConsumer(prefix), [subjects.outputsAll()]);
+      return serviceRole(
+        prefix,
+        role,
+        sessionServiceConsumer(prefix),
+        [subjects.outputsAll(), subjects.decisionsAll()],
+        Object.values(streamNames(prefix)),
+      );
     case 'slack-binding':
       return bindingRole(prefix, 'slack');
     case 'discord-binding':
@@ -76,12 +82,13 @@ function serviceRole(
   role: NatsRole,
   durable: ConsumerDefinition,
   writes: readonly string[],
+  streams: readonly string[] = bindingStreams(prefix),
 ): NatsPermissions {
   return {
     publish: [
       ...writes,
       new Subjects(prefix).dlq(role),
-      ...provisioningApi(prefix, [durable]),
+      ...provisioningApi(streams, [durable]),
       ...consumingApi(durable),
     ],
     subscribe: [`${roleInboxPrefix(prefix, role)}.>`],
@@ -100,7 +107,7 @@ function operatorRole(prefix: string): NatsPermissions {
       subjects.commandFilter(),
       subjects.outputsAll(),
       subjects.dlqReplayMarkerAll(),
-      ...provisioningApi(prefix, durables),
+      ...provisioningApi(streams, durables),
       `${API}.STREAM.NAMES`,
       `${API}.STREAM.LIST`,
       ...streams.flatMap((stream) => [
@@ -120,10 +127,13 @@ function operatorRole(prefix: string): NatsPermissions {
  * subject (the server refuses a body whose filter differs), so a binding cannot create its
  * durable over another platform's outputs.
  */
-function provisioningApi(prefix: string, durables: readonly ConsumerDefinition[]): string[] {
+function provisioningApi(
+  streams: readonly string[],
+  durables: readonly ConsumerDefinition[],
+): string[] {
   return [
     `${API}.INFO`,
-    ...Object.values(streamNames(prefix)).flatMap((stream) => [
+    ...streams.flatMap((stream) => [
       `${API}.STREAM.INFO.${stream}`,
       `${API}.STREAM.CREATE.${stream}`,
     ]),
@@ -132,6 +142,15 @@ function provisioningApi(prefix: string, durables: readonly ConsumerDefinition[]
       `${API}.CONSUMER.CREATE.${d.stream}.${d.durable}.${d.filterSubject}`,
     ]),
   ];
+}
+
+/**
+ * A binding creates the streams it writes and reads (binding-provision.ts), not the decision
+ * stream: the first to create a stream sets its configuration, and a binding has no say there.
+ */
+function bindingStreams(prefix: string): string[] {
+  const { commands, outputs, deadLetters } = streamNames(prefix);
+  return [commands, outputs, deadLetters];
 }
 
 /** What consumer-runner.ts calls on its own durable: pull, then ack, nak, term or working. */

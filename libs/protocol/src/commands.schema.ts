@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalCancelSchema, approvalRequestSchema } from './approval-commands.schema';
 import { agentSchema, callIdSchema, commandEnvelopeFields } from './envelope.schema';
 import { LIMITS } from './limits';
 import { personSchema } from './person.schema';
@@ -35,6 +36,11 @@ export const toolInteractionResponseSchema = z.strictObject({
   promptRef: storableIdentifier().min(1).optional(),
   /** The answered prompt was a sub-agent's: echoed from its `Request` (added 2026-12-01). */
   agent: agentSchema.optional(),
+  /**
+   * Added 2026-12-01 (b): `text` when the answer was typed rather than clicked (§1.3), so an
+   * approval's decision can say how it was given; absent means a click.
+   */
+  via: z.literal('text').optional(),
 });
 
 /**
@@ -55,6 +61,8 @@ export const commandSchema = z.discriminatedUnion('type', [
   joinSessionSchema,
   toolInteractionResponseSchema,
   toolInteractionUndeliverableSchema,
+  approvalRequestSchema,
+  approvalCancelSchema,
 ]);
 
 export type UserMessage = z.infer<typeof userMessageSchema>;
@@ -69,4 +77,6 @@ export const COMMAND_TYPES = [
   'JoinSession',
   'ToolInteractionResponse',
   'ToolInteractionUndeliverable',
+  'ApprovalRequest',
+  'ApprovalCancel',
 ] as const satisfies readonly CommandType[];

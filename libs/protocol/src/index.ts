@@ -1,7 +1,12 @@
+export * from './approval-commands.schema';
+export * from './approval-decided.schema';
+export * from './approval-ids';
+export * from './arguments-hash';
 export * from './call-key';
 export * from './commands.schema';
 export * from './conversation.schema';
 export * from './dlq-headers';
+export * from './duration';
 export {
   PROTOCOL_VERSION,
   callIdSchema,
@@ -9,6 +14,7 @@ export {
   occurredAtSchema,
   outputIdProblem,
 } from './envelope.schema';
+export * from './json-arguments';
 export * from './limits';
 export { decodeJson, encodeMessage } from './message.codec';
 export * from './message.parser';

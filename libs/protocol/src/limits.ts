@@ -10,4 +10,12 @@ export const LIMITS = {
   undeliverableReason: 500,
   /** A sub-agent's name as `agent.name` carries it. */
   agentName: 64,
+  /** The approval API (docs/protocol.md, 2026-12-01 (b)). */
+  clientName: 100,
+  apiToolName: 200,
+  /** Bytes of the arguments' canonical JSON (256 KiB). */
+  apiArgumentsBytes: 262_144,
+  apiSummary: 2_000,
+  agentSession: 200,
+  approvers: 20,
 } as const;

@@ -12,6 +12,10 @@ export function commandSubjectKind(command: Command): CommandKind {
       return 'join';
     case 'ToolInteractionUndeliverable':
       return 'undeliverable';
+    case 'ApprovalRequest':
+      return 'approval';
+    case 'ApprovalCancel':
+      return 'cancel';
   }
 }
 
@@ -28,8 +32,13 @@ export function callOutputEvent(output: CallOutput): OutputEvent {
   }
 }
 
-/** Where a command is published: its platform is the one of its conversation. */
+/**
+ * Where a command is published: its platform is the one of its conversation, except for the
+ * approval API's commands, which go under `api` (only approval-api may publish there).
+ */
 export function commandSubject(subjects: Subjects, command: Command): string {
+  if (command.type === 'ApprovalRequest') return subjects.apiCommand(command.sessionId, 'approval');
+  if (command.type === 'ApprovalCancel') return subjects.apiCommand(command.sessionId, 'cancel');
   return subjects.command(
     command.conversation.platform,
     command.sessionId,

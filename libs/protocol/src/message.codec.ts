@@ -1,3 +1,4 @@
+import type { ApprovalDecided } from './approval-decided.schema';
 import type { Command } from './commands.schema';
 import type { Output } from './outputs.schema';
 import { accepted, refused, type ParseResult } from './parse-result';
@@ -7,7 +8,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** The payload bytes of a message: its JSON text in UTF-8. */
-export function encodeMessage(message: Command | Output): Uint8Array {
+export function encodeMessage(message: Command | Output | ApprovalDecided): Uint8Array {
   return encoder.encode(JSON.stringify(message));
 }
 

@@ -1,5 +1,10 @@
 import type { z } from 'zod';
 import {
+  approvalCancelSchema,
+  approvalRequestSchema,
+  approvalSessionProblem,
+} from './approval-commands.schema';
+import {
   COMMAND_TYPES,
   joinSessionSchema,
   toolInteractionResponseSchema,
@@ -23,7 +28,12 @@ import {
   type OutputType,
 } from './outputs.schema';
 import { accepted, quoteValue, refused, type ParseResult } from './parse-result';
-import { deriveSessionId, deriveSubAgentSessionId } from './session-id';
+import {
+  deriveSessionId,
+  deriveSubAgentSessionId,
+  isAgentSessionId,
+  platformOfSessionId,
+} from './session-id';
 import type { Subjects } from './subjects';
 
 type SchemasByType<M extends { type: string }> = {
@@ -36,6 +46,8 @@ const COMMAND_SCHEMAS: SchemasByType<Command> = {
   JoinSession: joinSessionSchema,
   ToolInteractionResponse: toolInteractionResponseSchema,
   ToolInteractionUndeliverable: toolInteractionUndeliverableSchema,
+  ApprovalRequest: approvalRequestSchema,
+  ApprovalCancel: approvalCancelSchema,
 };
 
 const OUTPUT_SCHEMAS: SchemasByType<Output> = {
@@ -80,8 +92,9 @@ export function parseCommandForSubject(
   if (!routed.ok) {
     return routed;
   }
-  // parseCommand has already tied the payload's session id to its conversation's platform.
-  if (routed.value.platform !== command.conversation.platform) {
+  // parseCommand has already tied the payload's session id to its conversation's platform;
+  // under `api` the subject match below ties the command type to the token.
+  if (routed.value.platform !== 'api' && routed.value.platform !== command.conversation.platform) {
     return refused(
       'platform_mismatch',
       `arrived on ${quoteValue(subject, 160)} (platform ${routed.value.platform}) but its conversation is on ${command.conversation.platform}`,
@@ -139,22 +152,45 @@ function parseMessage<M extends Command | Output>(
   if (!parsed.success) {
     return refused('invalid_payload', `${knownType}: ${issueDetail(parsed.error)}`);
   }
-  const conversationSession = deriveSessionId(parsed.data.conversation);
+  const problem = sessionProblem(parsed.data);
+  return problem === undefined ? accepted(parsed.data) : refused('session_mismatch', problem);
+}
+
+/**
+ * Why a message's `sessionId` does not belong to it, or undefined. A conversation's session is
+ * derived from it; a sub-agent's from that and its parent call. An agent session (the approval
+ * API) is derived from the client and the agent's session, which only the `ApprovalRequest`
+ * carries: every other message on it is checked for its platform, and never for a model turn
+ * (`UserMessage`) or a sub-agent, which an agent session has not.
+ */
+function sessionProblem(message: Command | Output): string | undefined {
+  if (message.type === 'ApprovalRequest' || message.type === 'ApprovalCancel') {
+    const problem = approvalSessionProblem(message);
+    return problem === undefined
+      ? undefined
+      : `sessionId: ${quoteValue(message.sessionId)} ${problem}`;
+  }
+  const agent = (message as { agent?: { parentCallId: string } }).agent;
+  if (isAgentSessionId(message.sessionId)) {
+    if (message.type === 'UserMessage' || agent !== undefined) {
+      return `sessionId: ${quoteValue(message.sessionId)} is an agent session, which has no ${message.type === 'UserMessage' ? 'model turn' : 'sub-agent'}`;
+    }
+    return platformOfSessionId(message.sessionId) === message.conversation.platform
+      ? undefined
+      : `sessionId: ${quoteValue(message.sessionId)} is not an agent session on ${message.conversation.platform}`;
+  }
+  const conversationSession = deriveSessionId(message.conversation);
   // A sub-agent's message names the parent call it serves, so its session is checked too.
-  const agent = (parsed.data as { agent?: { parentCallId: string } }).agent;
   const expected =
     agent === undefined
       ? conversationSession
       : deriveSubAgentSessionId(conversationSession, agent.parentCallId);
-  if (parsed.data.sessionId !== expected) {
-    return refused(
-      'session_mismatch',
-      agent === undefined
-        ? `sessionId: ${quoteValue(parsed.data.sessionId)} is not the session of its conversation (${expected})`
-        : `sessionId: ${quoteValue(parsed.data.sessionId)} is not the sub-agent session of call ${quoteValue(agent.parentCallId)} in its conversation (${expected})`,
-    );
+  if (message.sessionId === expected) {
+    return undefined;
   }
-  return accepted(parsed.data);
+  return agent === undefined
+    ? `sessionId: ${quoteValue(message.sessionId)} is not the session of its conversation (${expected})`
+    : `sessionId: ${quoteValue(message.sessionId)} is not the sub-agent session of call ${quoteValue(agent.parentCallId)} in its conversation (${expected})`;
 }
 
 function matchSubject<M>(message: M, subject: string, expected: string): ParseResult<M> {

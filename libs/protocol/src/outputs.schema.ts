@@ -24,6 +24,11 @@ export const toolInteractionRequestSchema = z
     toolName: z.string().min(1),
     displayText: z.string().max(LIMITS.displayText),
     requester: personSchema,
+    /**
+     * Added 2026-12-01 (b): who may answer an approval API prompt (1–20 persons; `requester` is
+     * the first). Absent on the session's own prompts, which only `requester` answers.
+     */
+    approvers: z.array(personSchema).min(1).max(LIMITS.approvers).optional(),
     principal: principalSchema,
     // A prompt without buttons could never be answered, and a key offered twice would make
     // the label of a `Resolved` ambiguous.

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Conversation } from './conversation.schema';
 import { PLATFORMS, type Platform } from './platform';
 
-const SESSION_ID_PATTERN = new RegExp(`^(${PLATFORMS.join('|')})-[0-9a-f]{32}$`);
+const SESSION_ID_PATTERN = new RegExp(`^(${PLATFORMS.join('|')})-(?:api-)?[0-9a-f]{32}$`);
+const AGENT_SESSION_ID_PATTERN = new RegExp(`^(${PLATFORMS.join('|')})-api-[0-9a-f]{32}$`);
 
 /**
  * Deterministic, so every replica and every test derives the same id for a conversation
@@ -31,7 +32,30 @@ export function deriveSubAgentSessionId(parentSessionId: string, parentCallId: s
   return `${platform}-${digest.slice(0, 32)}`;
 }
 
-/** Whether `value` has the shape of a derived session id; it is then a safe subject token. */
+/**
+ * An outside agent's session (docs/protocol.md, the approval API): one per client and agent
+ * session id, on the platform of the route its prompts go to, so clicks on them keep arriving
+ * from that platform's binding under the existing platform checks. `-api-` keeps it apart from
+ * every conversation's and sub-agent's session id.
+ */
+export function deriveAgentSessionId(
+  platform: Platform,
+  clientId: string,
+  agentSession: string,
+): string {
+  const digest = createHash('sha256').update(`${clientId}/${agentSession}`, 'utf8').digest('hex');
+  return `${platform}-api-${digest.slice(0, 32)}`;
+}
+
+/** Whether `value` has the shape of an agent session id (it is then a session id too). */
+export function isAgentSessionId(value: string): boolean {
+  return AGENT_SESSION_ID_PATTERN.test(value);
+}
+
+/**
+ * Whether `value` has the shape of a derived session id (a conversation's, a sub-agent's or an
+ * agent's); it is then a safe subject token.
+ */
 export function isSessionId(value: string): boolean {
   return SESSION_ID_PATTERN.test(value);
 }

@@ -8,7 +8,7 @@ import {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 describe('streamDefinitions', () => {
-  it('defines the three streams of docs/protocol.md §2 for the default prefix', () => {
+  it('defines the four streams of docs/protocol.md §2 for the default prefix', () => {
     const expected: StreamDefinitions = {
       commands: {
         name: 'TOLLGATE_CMD',
@@ -34,6 +34,14 @@ describe('streamDefinitions', () => {
         duplicateWindowMs: 120_000,
         storage: 'file',
       },
+      decisions: {
+        name: 'TOLLGATE_DECISION',
+        subjects: ['tollgate.decision.>'],
+        retention: 'limits',
+        maxAgeMs: 30 * DAY_MS,
+        duplicateWindowMs: 120_000,
+        storage: 'file',
+      },
     };
 
     expect(streamDefinitions('tollgate')).toEqual(expected);
@@ -49,6 +57,7 @@ describe('streamDefinitions', () => {
       maxAgeMs: 3 * DAY_MS,
     });
     expect(streams.deadLetters.name).toBe('MY_APP_DLQ');
+    expect(streams.decisions.name).toBe('MY_APP_DECISION');
   });
 
   it.each([0, -1, Number.NaN])('refuses outMaxAgeDays %p', (outMaxAgeDays) => {

@@ -35,12 +35,15 @@ export interface StreamDefinitions {
   readonly commands: StreamDefinition;
   readonly outputs: StreamDefinition;
   readonly deadLetters: StreamDefinition;
+  /** Added 2026-12-01 (b): the approval API's decision events, read by approval-api. */
+  readonly decisions: StreamDefinition;
 }
 
 const DAY_MS = 86_400_000;
 
 export const DEFAULT_OUT_MAX_AGE_DAYS = 14;
 export const DLQ_MAX_AGE_DAYS = 30;
+export const DECISION_MAX_AGE_DAYS = 30;
 export const DUPLICATE_WINDOW_MS = 120_000;
 export const DEFAULT_ACK_WAIT_MS = 30_000;
 export const MAX_DELIVER = 1000;
@@ -85,6 +88,13 @@ export function streamDefinitions(
       retention: 'limits',
       maxAgeMs: DLQ_MAX_AGE_DAYS * DAY_MS,
     },
+    decisions: {
+      ...common,
+      name: names.decisions,
+      subjects: [subjects.decisionsAll()],
+      retention: 'limits',
+      maxAgeMs: DECISION_MAX_AGE_DAYS * DAY_MS,
+    },
   };
 }
 
@@ -92,9 +102,15 @@ export function streamNames(prefix: string): {
   commands: string;
   outputs: string;
   deadLetters: string;
+  decisions: string;
 } {
   const part = streamNamePart(prefix);
-  return { commands: `${part}_CMD`, outputs: `${part}_OUT`, deadLetters: `${part}_DLQ` };
+  return {
+    commands: `${part}_CMD`,
+    outputs: `${part}_OUT`,
+    deadLetters: `${part}_DLQ`,
+    decisions: `${part}_DECISION`,
+  };
 }
 
 /**

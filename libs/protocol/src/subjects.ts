@@ -1,19 +1,42 @@
 import { callKeyOf } from './call-key';
 import { accepted, quoteValue, refused, type ParseResult } from './parse-result';
 import { isPlatform, type Platform } from './platform';
-import { platformOfSessionId } from './session-id';
+import { APPROVAL_ID_PATTERN, CLIENT_ID_PATTERN } from './approval-ids';
+import { isAgentSessionId, platformOfSessionId } from './session-id';
 import { assertSubjectPrefix } from './subject-prefix';
 
-export const COMMAND_KINDS = ['message', 'response', 'join', 'undeliverable'] as const;
+export const COMMAND_KINDS = [
+  'message',
+  'response',
+  'join',
+  'undeliverable',
+  'approval',
+  'cancel',
+] as const;
 export type CommandKind = (typeof COMMAND_KINDS)[number];
+
+/** The kinds of the `api` token, and only of it (docs/protocol.md, 2026-12-01 (b)). */
+export const API_COMMAND_KINDS = ['approval', 'cancel'] as const;
+export type ApiCommandKind = (typeof API_COMMAND_KINDS)[number];
+
+/** The command token only approval-api's NATS user may publish under. */
+export const API_TOKEN = 'api';
 
 export const OUTPUT_EVENTS = ['request', 'update', 'resolved', 'rejected'] as const;
 export type OutputEvent = (typeof OUTPUT_EVENTS)[number];
 
-export interface CommandSubject {
-  readonly platform: Platform;
-  readonly sessionId: string;
-  readonly kind: CommandKind;
+/** `platform` is `api` for the approval API's commands, which address agent sessions. */
+export type CommandSubject =
+  | { readonly platform: Platform; readonly sessionId: string; readonly kind: CommandKind }
+  | {
+      readonly platform: typeof API_TOKEN;
+      readonly sessionId: string;
+      readonly kind: ApiCommandKind;
+    };
+
+export interface DecisionSubject {
+  readonly clientId: string;
+  readonly approvalId: string;
 }
 
 /** No call id here on purpose: a subject carries only the call key (docs/protocol.md §1). */
@@ -50,7 +73,37 @@ export class Subjects {
    * `<prefix>.cmd.<its platform>.>` (docs/protocol.md §2, revised 2026-11-30).
    */
   command(platform: Platform, sessionId: string, kind: CommandKind): string {
+    if (isApiKind(kind)) {
+      throw new InvalidSubjectTokenError(`kind ${kind} is only published under ${API_TOKEN}`);
+    }
     return `${this.prefix}.cmd.${platformToken(platform, sessionId)}.${sessionId}.${kind}`;
+  }
+
+  /** An approval API command, for an agent session (docs/protocol.md, 2026-12-01 (b)). */
+  apiCommand(sessionId: string, kind: ApiCommandKind): string {
+    if (!isAgentSessionId(sessionId)) {
+      throw new InvalidSubjectTokenError(`${quoteValue(sessionId)} is not an agent session id`);
+    }
+    return `${this.prefix}.cmd.${API_TOKEN}.${sessionId}.${kind}`;
+  }
+
+  /** Everything approval-api may publish. */
+  apiCommandFilter(): string {
+    return `${this.prefix}.cmd.${API_TOKEN}.>`;
+  }
+
+  /** Where the session service publishes an approval's one decision event. */
+  decision(clientId: string, approvalId: string): string {
+    if (!CLIENT_ID_PATTERN.test(clientId) || !APPROVAL_ID_PATTERN.test(approvalId)) {
+      throw new InvalidSubjectTokenError(
+        `${quoteValue(clientId)} / ${quoteValue(approvalId)} is not a client and approval id`,
+      );
+    }
+    return `${this.prefix}.decision.${clientId}.${approvalId}`;
+  }
+
+  decisionsAll(): string {
+    return `${this.prefix}.decision.>`;
   }
 
   /** Everything the session-service consumes. */
@@ -106,12 +159,26 @@ export class Subjects {
     return `${this.prefix}.dlq.replayed.*`;
   }
 
+  parseDecisionSubject(subject: string): ParseResult<DecisionSubject> {
+    const tokens = this.tokensAfter(subject, 'decision');
+    if (tokens?.length === 2) {
+      const [clientId, approvalId] = tokens as [string, string];
+      if (CLIENT_ID_PATTERN.test(clientId) && APPROVAL_ID_PATTERN.test(approvalId)) {
+        return accepted({ clientId, approvalId });
+      }
+    }
+    return invalid(subject, `${this.prefix}.decision.<clientId>.<approvalId>`);
+  }
+
   parseCommandSubject(subject: string): ParseResult<CommandSubject> {
     const tokens = this.tokensAfter(subject, 'cmd');
     if (tokens === undefined || tokens.length !== 3) {
       return invalid(subject, `${this.prefix}.cmd.<platform>.<sessionId>.<kind>`);
     }
     const [platform, sessionId, kind] = tokens as [string, string, string];
+    if (platform === API_TOKEN) {
+      return parseApiCommandSubject(subject, sessionId, kind);
+    }
     if (!isPlatform(platform)) {
       return refused('invalid_subject', `subject ${quoteSubject(subject)}: unknown platform`);
     }
@@ -128,7 +195,7 @@ export class Subjects {
       );
     }
     const commandKind = COMMAND_KINDS.find((known) => known === kind);
-    if (commandKind === undefined) {
+    if (commandKind === undefined || isApiKind(commandKind)) {
       return refused('invalid_subject', `subject ${quoteSubject(subject)}: unknown command kind`);
     }
     return accepted({ platform, sessionId, kind: commandKind });
@@ -171,6 +238,30 @@ export class Subjects {
     const head = `${this.prefix}.${family}.`;
     return subject.startsWith(head) ? subject.slice(head.length).split('.') : undefined;
   }
+}
+
+/**
+ * Under `api` only agent sessions and only the approval API's kinds: approval-api may then
+ * address no conversation's session, and a binding (which cannot publish under `api`) no
+ * approval.
+ */
+function parseApiCommandSubject(
+  subject: string,
+  sessionId: string,
+  kind: string,
+): ParseResult<CommandSubject> {
+  if (!isAgentSessionId(sessionId)) {
+    return refused('invalid_subject', `subject ${quoteSubject(subject)}: not an agent session id`);
+  }
+  const apiKind = API_COMMAND_KINDS.find((known) => known === kind);
+  if (apiKind === undefined) {
+    return refused('invalid_subject', `subject ${quoteSubject(subject)}: not an api command kind`);
+  }
+  return accepted({ platform: API_TOKEN, sessionId, kind: apiKind });
+}
+
+function isApiKind(kind: CommandKind): kind is ApiCommandKind {
+  return API_COMMAND_KINDS.some((known) => known === kind);
 }
 
 /** The platform, once the session id is known to be one of its sessions (so a safe token). */

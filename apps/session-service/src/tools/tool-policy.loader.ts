@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { OPTION_KEYS, type OptionKey, standardOptions } from '@tollgate/protocol';
+import { OPTION_KEYS, type OptionKey, parseDuration, standardOptions } from '@tollgate/protocol';
 import { ConfigError } from '@tollgate/service-runtime';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-import { parseDuration } from './policy-duration.parser';
 import {
   type ApprovalMode,
   defaultToolPolicy,

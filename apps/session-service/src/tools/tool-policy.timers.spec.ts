@@ -1,4 +1,4 @@
-import { parseDuration } from './policy-duration.parser';
+import { parseDuration } from '@tollgate/protocol';
 import { parseToolPolicy, ToolPolicyFileError } from './tool-policy.loader';
 import { builtInTools } from './tool-registry';
 

@@ -3,7 +3,7 @@ const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 export const MAX_DURATION_MS = 366 * UNIT_MS.d;
 
 /**
- * A policy duration: one or more `<whole number><unit>` parts, unit `s`, `m`, `h` or `d`,
+ * A duration of a tool policy or of an API approval's `deadline`: one or more `<whole number><unit>` parts, unit `s`, `m`, `h` or `d`,
  * largest first (`24h`, `90m`, `1h30m`, `2d`). The milliseconds, or what is wrong with it.
  */
 export function parseDuration(

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { APPROVAL_ID_PATTERN, CLIENT_ID_PATTERN } from './approval-ids';
+import { argumentsHashOf } from './arguments-hash';
+import { parseDuration } from './duration';
+import { commandEnvelopeFields } from './envelope.schema';
+import { jsonArgumentsProblem, jsonArgumentsSchema } from './json-arguments';
+import { LIMITS } from './limits';
+import { optionKeySchema } from './option.schema';
+import { personSchema } from './person.schema';
+import { deriveAgentSessionId, isAgentSessionId } from './session-id';
+
+/*
+ * The commands approval-api sends the session service (docs/protocol.md, 2026-12-01 (b)), on
+ * `<prefix>.cmd.api.<agent session id>.(approval|cancel)`, which only approval-api may publish.
+ * Strict like every command: an unknown field is another version of the contract.
+ */
+
+export const clientIdSchema = z.string().regex(CLIENT_ID_PATTERN, 'must be cli_ and 24 hex');
+export const approvalIdSchema = z
+  .string()
+  .regex(APPROVAL_ID_PATTERN, 'must be apr_ and 26 [0-9a-z]');
+
+export const ON_DEADLINE = ['expire', 'deny'] as const;
+
+export const approvalRequestSchema = z
+  .strictObject({
+    type: z.literal('ApprovalRequest'),
+    ...commandEnvelopeFields,
+    approvalId: approvalIdSchema,
+    clientId: clientIdSchema,
+    clientName: z.string().min(1).max(LIMITS.clientName),
+    tool: z.string().min(1).max(LIMITS.apiToolName),
+    arguments: jsonArgumentsSchema,
+    argumentsHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256: and 64 hex'),
+    summary: z.string().max(LIMITS.apiSummary).optional(),
+    caller: z.strictObject({
+      name: z.string().min(1).max(LIMITS.agentName),
+      session: z.string().min(1).max(LIMITS.agentSession),
+    }),
+    onBehalfOf: personSchema.optional(),
+    approvers: z
+      .array(personSchema)
+      .min(1)
+      .max(LIMITS.approvers)
+      .refine(
+        (approvers) => new Set(approvers.map((p) => p.id)).size === approvers.length,
+        'must not name a person twice',
+      ),
+    options: z
+      .array(optionKeySchema)
+      .min(1)
+      .refine((keys) => new Set(keys).size === keys.length, 'must not offer a key twice'),
+    deadline: z
+      .string()
+      .refine((text) => parseDuration(text).ok, 'must be a duration such as 30m, 8h or 2d')
+      .optional(),
+    onDeadline: z.enum(ON_DEADLINE).optional(),
+  })
+  .superRefine((request, ctx) => {
+    if (request.id !== `api:${request.approvalId}`) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'must be api:<approvalId>' });
+    }
+    // Only when the arguments are well formed: their own issue says what is wrong otherwise.
+    if (
+      jsonArgumentsProblem(request.arguments) === undefined &&
+      argumentsHashOf(request.arguments) !== request.argumentsHash
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['argumentsHash'],
+        message: 'must be the hash of arguments (sha256 of their RFC 8785 form)',
+      });
+    }
+    if (request.onDeadline !== undefined && request.deadline === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['onDeadline'], message: 'needs a deadline' });
+    }
+  });
+
+export const approvalCancelSchema = z
+  .strictObject({
+    type: z.literal('ApprovalCancel'),
+    ...commandEnvelopeFields,
+    approvalId: approvalIdSchema,
+    clientId: clientIdSchema,
+  })
+  .superRefine((cancel, ctx) => {
+    if (cancel.id !== `api-cancel:${cancel.approvalId}`) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: 'must be api-cancel:<approvalId>' });
+    }
+  });
+
+export type ApprovalRequest = z.infer<typeof approvalRequestSchema>;
+export type ApprovalCancel = z.infer<typeof approvalCancelSchema>;
+export type OnDeadlineAction = (typeof ON_DEADLINE)[number];
+
+/**
+ * Why an approval command's `sessionId` is not its agent session, or undefined. A request names
+ * everything its session is derived from; a cancel names only the client, so its session need
+ * only be an agent session of the route's platform (the session then checks the client).
+ */
+export function approvalSessionProblem(
+  command: ApprovalRequest | ApprovalCancel,
+): string | undefined {
+  if (command.type === 'ApprovalRequest') {
+    const expected = deriveAgentSessionId(
+      command.conversation.platform,
+      command.clientId,
+      command.caller.session,
+    );
+    return command.sessionId === expected
+      ? undefined
+      : `is not the agent session of client ${command.clientId} and caller.session (${expected})`;
+  }
+  return isAgentSessionId(command.sessionId) &&
+    command.sessionId.startsWith(`${command.conversation.platform}-`)
+    ? undefined
+    : `is not an agent session on ${command.conversation.platform}`;
+}
