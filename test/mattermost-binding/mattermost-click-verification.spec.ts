@@ -247,6 +247,30 @@ describe('X3 — Mattermost clicks are bound to their post, channel and channel 
     await expectNothingPublished(captured);
   });
 
+  it('X19 a correctly signed context whose ids hold a NUL or a lone surrogate gets 401 invalid_context and publishes nothing', async () => {
+    const captured = await shownPrompt('unstorable');
+    const context = driver.capturedContext(approve(captured));
+    const secret = driver.bindingEnv().MATTERMOST_ACTION_SECRET;
+    for (const change of [
+      { callId: `${String(context.callId)}\u0000` },
+      { sessionId: `${String(context.sessionId)}\ud800` },
+    ]) {
+      const fields = {
+        sessionId: String(context.sessionId),
+        callId: String(context.callId),
+        optionKey: String(context.optionKey),
+        nonce: String(context.nonce),
+        ...change,
+      };
+      const response = await replay(
+        callbackFor(captured, { context: { ...fields, sig: signAction(secret, fields) } }),
+      );
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ reason: 'invalid_context' });
+    }
+    await expectNothingPublished(captured);
+  });
+
   it('X3 a click by someone not in the channel is told so privately and publishes nothing', async () => {
     const shown = await shownPrompt('nonmember');
     const response = await driver.click(binding.url, shown.message, approve(shown), MALLORY);

@@ -48,3 +48,4 @@ export * from './inbound/signed-request.guard';
 export * from './rendering/prompt-status';
 export * from './rendering/untrusted-text';
 export * from './inbound/inbound-fields.schema';
+export * from './rendering/platform-safe-text';

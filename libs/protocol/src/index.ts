@@ -28,6 +28,7 @@ export * from './platform';
 export * from './principal.schema';
 export * from './session-id';
 export * from './standard-options';
+export { isStorableIdentifier } from './storable-identifier';
 export * from './streams';
 export * from './subject-prefix';
 export * from './subjects';

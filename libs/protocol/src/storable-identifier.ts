@@ -13,7 +13,12 @@ const UNSTORABLE = /[\u0000\p{Cs}]/u;
  * instead, because its meaning matters.
  */
 export function storableIdentifier(): z.ZodString {
-  return z.string().refine((value) => !UNSTORABLE.test(value), {
+  return z.string().refine(isStorableIdentifier, {
     message: 'must not contain U+0000 or an unpaired surrogate',
   });
+}
+
+/** The same rule outside a schema: for identifiers read before a message is built. */
+export function isStorableIdentifier(value: string): boolean {
+  return !UNSTORABLE.test(value);
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import type {
-  MessageRef,
-  PacedCall,
-  PlatformAdapter,
-  PromptTarget,
-  PromptView,
-  RateBucket,
+import {
+  type MessageRef,
+  type PacedCall,
+  type PlatformAdapter,
+  platformSafe,
+  type PromptTarget,
+  type PromptView,
+  type RateBucket,
 } from '@tollgate/binding-core';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
 import { DiscordAPIError, REST } from '@discordjs/rest';
@@ -81,14 +82,16 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
   async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
     const message = renderDiscordPrompt(view, target.promptRef);
     const posted = (await this.rest.post(Routes.channelMessages(target.conversation.channelId), {
-      body: { ...message, nonce: promptNonce(target.promptRef), enforce_nonce: true },
+      body: platformSafe({ ...message, nonce: promptNonce(target.promptRef), enforce_nonce: true }),
     })) as PostedMessage;
     return { channelId: posted.channel_id, messageId: posted.id };
   }
 
   async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
     const message = renderDiscordPrompt(view, target.promptRef);
-    await this.rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), { body: message });
+    await this.rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), {
+      body: platformSafe(message),
+    });
   }
 
   /**
@@ -105,7 +108,7 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
     if (token !== undefined) {
       try {
         await this.rest.post(Routes.webhook(this.options.applicationId, token), {
-          body: { content, flags: EPHEMERAL, allowed_mentions: { parse: [] } },
+          body: platformSafe({ content, flags: EPHEMERAL, allowed_mentions: { parse: [] } }),
           auth: false,
         });
         return;
@@ -118,7 +121,7 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
       body: { recipient_id: to.id },
     })) as { id: string };
     await this.rest.post(Routes.channelMessages(dm.id), {
-      body: { content, allowed_mentions: { parse: [] } },
+      body: platformSafe({ content, allowed_mentions: { parse: [] } }),
     });
   }
 
@@ -130,7 +133,7 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
     addressee?: Person,
   ): Promise<MessageRef> {
     const posted = (await this.rest.post(Routes.channelMessages(conversation.channelId), {
-      body: {
+      body: platformSafe({
         content: addressee
           ? truncate(`${mention(addressee)} ${renderDiscordText(text)}`)
           : contentOf(text),
@@ -138,7 +141,7 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
         enforce_nonce: true,
         // Only the person Tollgate addresses is notified; nothing in the text can ping.
         allowed_mentions: { parse: [], users: mentionedUsers(addressee) },
-      },
+      }),
     })) as PostedMessage;
     return { channelId: posted.channel_id, messageId: posted.id };
   }
@@ -189,7 +192,7 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
   /** Replaces the deferred response (`/ask`'s "thinking…") with `text`. */
   async editOriginalResponse(token: string, text: string): Promise<void> {
     await this.rest.patch(Routes.webhookMessage(this.options.applicationId, token, '@original'), {
-      body: { content: truncate(text), allowed_mentions: { parse: [] } },
+      body: platformSafe({ content: truncate(text), allowed_mentions: { parse: [] } }),
       auth: false,
     });
   }
@@ -197,7 +200,11 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
   /** A message only the interaction's person sees. */
   async ephemeralFollowUp(token: string, text: string): Promise<void> {
     await this.rest.post(Routes.webhook(this.options.applicationId, token), {
-      body: { content: truncate(text), flags: EPHEMERAL, allowed_mentions: { parse: [] } },
+      body: platformSafe({
+        content: truncate(text),
+        flags: EPHEMERAL,
+        allowed_mentions: { parse: [] },
+      }),
       auth: false,
     });
   }

@@ -39,4 +39,13 @@ describe('the Mattermost action signature', () => {
   ])('refuses %s', (_label, context) => {
     expect(verifyActionContext(SECRET, context)).toMatchObject({ ok: false });
   });
+
+  it.each([
+    ['a NUL in the call id', { ...fields, callId: 'call\u00001' }],
+    ['a lone surrogate in the session id', { ...fields, sessionId: 'mattermost-s1\ud800' }],
+    ['a NUL in the option key', { ...fields, optionKey: 'approve_once\u0000' }],
+  ])('X19 refuses a correctly signed context with %s before any lookup', (_label, signed) => {
+    const context = { ...signed, sig: signAction(SECRET, signed) };
+    expect(verifyActionContext(SECRET, context)).toEqual({ ok: false, reason: 'invalid_context' });
+  });
 });

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isStorableIdentifier } from '@tollgate/protocol';
 
 /** What a Tollgate button's `integration.context` carries (docs/protocol.md §5, revised 2026-11-30). */
 export interface ActionContext {
@@ -47,6 +48,11 @@ export function verifyActionContext(secret: string, context: unknown): ActionVer
     !optionKey
   ) {
     return { ok: false, reason: 'incomplete_context' };
+  }
+  // Signed is not storable: ids the journal cannot hold (docs/protocol.md §1.2) are refused
+  // here, before any lookup could take them to PostgreSQL.
+  if (![sessionId, callId, optionKey].every(isStorableIdentifier)) {
+    return { ok: false, reason: 'invalid_context' };
   }
   if (typeof nonce !== 'string' || !NONCE_PATTERN.test(nonce)) {
     return { ok: false, reason: 'missing_nonce' };

@@ -5,6 +5,7 @@ import {
   type PlatformAdapter,
   type RateBucket,
   type PlatformFailure,
+  platformSafe,
   POST_NONCE_PATTERN,
   type PromptTarget,
   type PromptView,
@@ -75,13 +76,15 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
    */
   async postPrompt(target: PromptTarget, view: PromptView): Promise<FoundPrompt> {
     const post = renderMattermostPrompt(view, target, this.options.render);
-    const created = await this.client.createPost({
-      channel_id: target.conversation.channelId,
-      root_id: target.conversation.threadId,
-      message: post.message,
-      props: structuredClone(post.props),
-      pending_post_id: `${PENDING_POST_ID_PREFIX}${target.idempotencyKey ?? target.promptRef}`,
-    });
+    const created = await this.client.createPost(
+      platformSafe({
+        channel_id: target.conversation.channelId,
+        root_id: target.conversation.threadId,
+        message: post.message,
+        props: structuredClone(post.props),
+        pending_post_id: `${PENDING_POST_ID_PREFIX}${target.idempotencyKey ?? target.promptRef}`,
+      }),
+    );
     return shownPrompt(created, target.conversation.channelId);
   }
 
@@ -92,11 +95,13 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
    */
   async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
     const post = renderMattermostPrompt(view, target, this.options.render);
-    await this.client.patchPost({
-      id: ref.messageId,
-      message: post.message,
-      props: structuredClone(post.props),
-    });
+    await this.client.patchPost(
+      platformSafe({
+        id: ref.messageId,
+        message: post.message,
+        props: structuredClone(post.props),
+      }),
+    );
   }
 
   async sendNotice(
@@ -105,11 +110,14 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     text: string,
     near?: MessageRef,
   ): Promise<void> {
-    await this.client.createPostEphemeral(to.id, {
-      channel_id: near?.channelId ?? conversation.channelId,
-      root_id: conversation.threadId,
-      message: truncateRunes(renderMattermostText(text), MESSAGE_RUNE_LIMIT),
-    });
+    await this.client.createPostEphemeral(
+      to.id,
+      platformSafe({
+        channel_id: near?.channelId ?? conversation.channelId,
+        root_id: conversation.threadId,
+        message: truncateRunes(renderMattermostText(text), MESSAGE_RUNE_LIMIT),
+      }),
+    );
   }
 
   async postText(
@@ -119,12 +127,14 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     outputId: string,
     addressee?: Person,
   ): Promise<MessageRef> {
-    const created = await this.client.createPost({
-      channel_id: conversation.channelId,
-      root_id: conversation.threadId,
-      message: truncateRunes(renderMattermostText(text, addressee), MESSAGE_RUNE_LIMIT),
-      props: { [OUTPUT_ID_PROP]: outputId },
-    });
+    const created = await this.client.createPost(
+      platformSafe({
+        channel_id: conversation.channelId,
+        root_id: conversation.threadId,
+        message: truncateRunes(renderMattermostText(text, addressee), MESSAGE_RUNE_LIMIT),
+        props: { [OUTPUT_ID_PROP]: outputId },
+      }),
+    );
     return { channelId: created.channel_id || conversation.channelId, messageId: created.id };
   }
 

@@ -52,4 +52,13 @@ describe('Slack conversation rules (docs/protocol.md §1.1)', () => {
   ])('ignores %j', (event, reason) => {
     expect(classifySlackEvent('T1', event)).toEqual({ kind: 'ignore', reason });
   });
+
+  it('X19 takes an empty thread_ts as no thread: a mention still roots its own thread', () => {
+    const verdict = classifySlackEvent('T1', { ...base, type: 'app_mention', thread_ts: '' });
+    expect(verdict.kind).toBe('forward');
+    if (verdict.kind === 'forward') expect(verdict.message.conversation.threadId).toBe('100.1');
+    expect(classifySlackEvent('T1', { ...base, type: 'message', thread_ts: '' }).kind).toBe(
+      'ignore',
+    );
+  });
 });

@@ -46,12 +46,13 @@ export function classifySlackEvent(teamId: string, event: SlackMessageEvent): Sl
     return { kind: 'ignore', reason: 'no author, channel or ts' };
   }
   const message: InboundSlackMessage = {
-    // A top-level message starts a thread rooted at its own ts; the bot answers there.
+    // A top-level message starts a thread rooted at its own ts; the bot answers there. An
+    // empty thread_ts is no thread: taken as one, it would open a channel-wide session.
     conversation: {
       platform: 'slack',
       workspaceId: teamId,
       channelId: event.channel,
-      threadId: event.thread_ts ?? event.ts,
+      threadId: event.thread_ts || event.ts,
     },
     sender: { id: event.user },
     text: withoutLeadingMentions(event.text ?? ''),

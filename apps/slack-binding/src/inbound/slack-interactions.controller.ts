@@ -99,7 +99,7 @@ export class SlackInteractionsController {
     // bot's chat.postEphemeral is the fallback. Nothing was published, so a retry could
     // change nothing: a notice that cannot be shown either way is only logged.
     if (await this.responseUrl.reply(payload.response_url, EXPIRED_NOTICE)) return;
-    const threadId = payload.message?.thread_ts ?? payload.container?.thread_ts ?? messageTs;
+    const threadId = payload.message?.thread_ts || payload.container?.thread_ts || messageTs;
     await this.adapter
       .sendNotice(
         { platform: 'slack', workspaceId: teamId, channelId, threadId },

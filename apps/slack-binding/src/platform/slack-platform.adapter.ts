@@ -1,10 +1,11 @@
-import type {
-  MessageRef,
-  PacedCall,
-  PlatformAdapter,
-  PromptTarget,
-  PromptView,
-  RateBucket,
+import {
+  type MessageRef,
+  type PacedCall,
+  type PlatformAdapter,
+  platformSafe,
+  type PromptTarget,
+  type PromptView,
+  type RateBucket,
 } from '@tollgate/binding-core';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
 import { LogLevel, WebClient } from '@slack/web-api';
@@ -52,16 +53,18 @@ export class SlackPlatformAdapter implements PlatformAdapter {
 
   async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
     const message = renderSlackPrompt(view, target.promptRef);
-    const result = await this.client.chat.postMessage({
-      channel: target.conversation.channelId,
-      ...threadOf(target.conversation),
-      text: message.text,
-      blocks: [...message.blocks],
-      metadata: {
-        event_type: PROMPT_METADATA_TYPE,
-        event_payload: { promptRef: target.promptRef },
-      },
-    });
+    const result = await this.client.chat.postMessage(
+      platformSafe({
+        channel: target.conversation.channelId,
+        ...threadOf(target.conversation),
+        text: message.text,
+        blocks: [...message.blocks],
+        metadata: {
+          event_type: PROMPT_METADATA_TYPE,
+          event_payload: { promptRef: target.promptRef },
+        },
+      }),
+    );
     return {
       channelId: result.channel ?? target.conversation.channelId,
       messageId: result.ts ?? '',
@@ -70,21 +73,25 @@ export class SlackPlatformAdapter implements PlatformAdapter {
 
   async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
     const message = renderSlackPrompt(view, target.promptRef);
-    await this.client.chat.update({
-      channel: ref.channelId,
-      ts: ref.messageId,
-      text: message.text,
-      blocks: [...message.blocks],
-    });
+    await this.client.chat.update(
+      platformSafe({
+        channel: ref.channelId,
+        ts: ref.messageId,
+        text: message.text,
+        blocks: [...message.blocks],
+      }),
+    );
   }
 
   async sendNotice(conversation: Conversation, to: Person, text: string): Promise<void> {
-    await this.client.chat.postEphemeral({
-      channel: conversation.channelId,
-      user: to.id,
-      text: renderSlackText(text),
-      ...threadOf(conversation),
-    });
+    await this.client.chat.postEphemeral(
+      platformSafe({
+        channel: conversation.channelId,
+        user: to.id,
+        text: renderSlackText(text),
+        ...threadOf(conversation),
+      }),
+    );
   }
 
   async postText(
@@ -94,12 +101,14 @@ export class SlackPlatformAdapter implements PlatformAdapter {
     outputId: string,
     mention?: Person,
   ): Promise<MessageRef> {
-    const result = await this.client.chat.postMessage({
-      channel: conversation.channelId,
-      ...threadOf(conversation),
-      text: truncate(renderSlackText(text, mention)),
-      metadata: { event_type: TEXT_METADATA_TYPE, event_payload: { outputId } },
-    });
+    const result = await this.client.chat.postMessage(
+      platformSafe({
+        channel: conversation.channelId,
+        ...threadOf(conversation),
+        text: truncate(renderSlackText(text, mention)),
+        metadata: { event_type: TEXT_METADATA_TYPE, event_payload: { outputId } },
+      }),
+    );
     return { channelId: result.channel ?? conversation.channelId, messageId: result.ts ?? '' };
   }
 
