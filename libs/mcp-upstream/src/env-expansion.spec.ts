@@ -1,0 +1,23 @@
+import { expandEnv } from './env-expansion';
+
+describe('M1 — expandEnv', () => {
+  it('replaces ${VAR} in every string of a nested value and reports the values as secrets', () => {
+    const result = expandEnv(
+      { headers: { Authorization: 'Bearer ${TOKEN}' }, args: ['--root', '${ROOT}'], port: 1 },
+      { TOKEN: 'abc', ROOT: '/srv' },
+    );
+    expect(result).toEqual({
+      value: { headers: { Authorization: 'Bearer abc' }, args: ['--root', '/srv'], port: 1 },
+      missing: [],
+      secrets: ['abc', '/srv'],
+    });
+  });
+
+  it('names unset and empty variables instead of expanding them to nothing silently', () => {
+    expect(expandEnv('${A}-${B}-${A}', { B: '' }).missing).toEqual(['A', 'B']);
+  });
+
+  it('leaves text that only looks like a reference alone', () => {
+    expect(expandEnv('$HOME ${1X} $${', {}).value).toBe('$HOME ${1X} $${');
+  });
+});
