@@ -1,0 +1,137 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { UpstreamCallError, type UpstreamPool } from '@tollgate/mcp-upstream';
+import type { Logger } from 'pino';
+import type { GatedCallUseCase } from './approval/gated-call.usecase';
+import type { GatewayMetrics } from './gateway.metrics';
+import { type GatewayPolicy, verdictFor } from './policy/tool-policy';
+
+export interface GatewayServerDeps {
+  readonly pool: UpstreamPool;
+  readonly policy: GatewayPolicy;
+  readonly gated: GatedCallUseCase | undefined;
+  readonly callTimeoutMs: number;
+  readonly metrics: GatewayMetrics;
+  readonly logger: Logger;
+  /** Settles once every upstream has had its first start: a list before that would be empty. */
+  readonly started: Promise<void>;
+}
+
+/**
+ * One MCP server per agent session (the SDK binds a Server to one transport). The low-level
+ * Server, not McpServer: upstream tools arrive as plain JSON Schema and are passed on as they are.
+ */
+export function createGatewayServer(deps: GatewayServerDeps, sessionOf: () => string): Server {
+  const server = new Server(
+    { name: 'tollgate-mcp-gateway', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    await deps.started;
+    return {
+      tools: deps.pool
+        .tools()
+        .filter((t) => verdictFor(deps.policy, t.name, t.tool.annotations) !== 'deny')
+        .map((t): Tool => ({ ...t.tool, name: t.name })),
+    };
+  });
+
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult> => {
+      await deps.started;
+      const listed = request.params.name;
+      const args = request.params.arguments ?? {};
+      const known = deps.pool.find(listed);
+      const server = deps.pool.serverOf(listed);
+      if (known === undefined && server === undefined) {
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${listed}`);
+      }
+      const verdict = verdictFor(deps.policy, listed, known?.tool.annotations);
+      const log = deps.logger.child({ session: sessionOf(), tool: listed, verdict });
+      if (verdict === 'deny') {
+        deps.metrics.calls.inc({ verdict, outcome: 'refused' });
+        log.info('call refused by policy');
+        return errorResult(`Tool ${listed} is denied by the gateway's policy; it did not run.`);
+      }
+      if (known === undefined) {
+        // The server is configured but has never listed its tools: it is down.
+        return upstreamFailure(deps.pool.down()[server ?? ''] ?? 'not started', server ?? listed);
+      }
+      const token = request.params._meta?.progressToken;
+      const forward = async (): Promise<CallToolResult> => {
+        try {
+          return await deps.pool.call(listed, args, {
+            timeoutMs: deps.callTimeoutMs,
+            signal: extra.signal,
+            // The upstream's own progress is passed on, so a long tool keeps the client waiting.
+            onprogress:
+              token === undefined
+                ? undefined
+                : (progress) =>
+                    void extra
+                      .sendNotification({
+                        method: 'notifications/progress',
+                        params: { ...progress, progressToken: token },
+                      })
+                      .catch(() => undefined),
+          });
+        } catch (error) {
+          if (error instanceof UpstreamCallError) {
+            log.warn({ failure: error.failure }, error.message);
+            return errorResult(error.message);
+          }
+          throw error;
+        }
+      };
+      if (verdict === 'allow') {
+        const result = await forward();
+        deps.metrics.calls.inc({ verdict, outcome: result.isError === true ? 'error' : 'ok' });
+        return result;
+      }
+      if (deps.gated === undefined) {
+        return errorResult(`Tool ${listed} needs an approval, but no approval API is configured.`);
+      }
+      deps.metrics.held.inc();
+      try {
+        const result = await deps.gated.run({
+          session: sessionOf(),
+          tool: listed,
+          arguments: args,
+          signal: extra.signal,
+          progress:
+            token === undefined
+              ? undefined
+              : (count, message) =>
+                  extra.sendNotification({
+                    method: 'notifications/progress',
+                    params: { progressToken: token, progress: count, message },
+                  }),
+          forward,
+        });
+        deps.metrics.calls.inc({ verdict, outcome: result.isError === true ? 'error' : 'ok' });
+        return result;
+      } finally {
+        deps.metrics.held.dec();
+      }
+    },
+  );
+
+  return server;
+}
+
+function upstreamFailure(reason: string, server: string): CallToolResult {
+  return errorResult(new UpstreamCallError(server, 'unavailable', reason).message);
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}

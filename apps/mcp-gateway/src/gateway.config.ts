@@ -1,0 +1,129 @@
+import { expandEnv, parseServersBlock, type UpstreamSpec } from '@tollgate/mcp-upstream';
+import { ConfigError } from '@tollgate/service-runtime';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { type GatewayPolicy, VERDICTS } from './policy/tool-policy';
+
+const verdict = z.enum(VERDICTS);
+
+const fileSchema = z.strictObject({
+  approvalApi: z
+    .strictObject({
+      url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+      key: z.string().min(1, 'is required'),
+    })
+    .optional(),
+  agentName: z.string().min(1).max(64).default('mcp-gateway'),
+  holdSeconds: z.number().int().min(1).max(3_600).default(50),
+  // An upstream call that takes longer is answered with an error naming the server.
+  callTimeoutSeconds: z.number().int().min(1).max(3_600).default(50),
+  // How often each upstream is pinged; one that does not answer is restarted.
+  pingSeconds: z.number().min(0.1).max(3_600).default(10),
+  servers: z.unknown(),
+  policy: z
+    .strictObject({
+      default: verdict.default('ask'),
+      readOnly: verdict.optional(),
+      tools: z.record(z.string(), verdict).default({}),
+    })
+    .default({ default: 'ask', tools: {} }),
+});
+
+const envSchema = z.object({
+  PORT: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(65_535))
+    .default(3005),
+  // Loopback by default: /mcp carries no credentials of its own.
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface GatewayConfig {
+  readonly PORT: number;
+  readonly HOST: string;
+  readonly LOG_LEVEL: string;
+  readonly approvalApi: { readonly url: string; readonly key: string } | undefined;
+  readonly agentName: string;
+  readonly holdSeconds: number;
+  readonly callTimeoutSeconds: number;
+  readonly pingSeconds: number;
+  readonly servers: ReadonlyMap<string, UpstreamSpec>;
+  readonly policy: GatewayPolicy;
+  /** Everything `${VAR}` expanded; censored in every log line. */
+  readonly secrets: readonly string[];
+}
+
+/** Reads `--config <file>` and the environment; every problem is named, no value echoed. */
+export function loadGatewayConfig(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): GatewayConfig {
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : 'unreadable';
+    throw new ConfigError([{ variable: '--config', problem: `cannot read ${file}: ${reason}` }]);
+  }
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  );
+  const envResult = envSchema.safeParse(present);
+  const { servers: rawServers, ...rest } = (raw ?? {}) as Record<string, unknown>;
+  const expanded = expandEnv(rest, env);
+  const fileResult = fileSchema.safeParse({ ...expanded.value, servers: rawServers });
+  const problems = [
+    ...expanded.missing.map((name) => ({
+      variable: `\${${name}}`,
+      problem: 'is not set in the environment',
+    })),
+    ...(envResult.success
+      ? []
+      : envResult.error.issues.map((i) => ({ variable: i.path.join('.'), problem: i.message }))),
+    ...(fileResult.success
+      ? []
+      : fileResult.error.issues.map((i) => ({
+          variable: i.path.join('.') || '(config)',
+          problem: i.code === 'invalid_type' && i.input === undefined ? 'is required' : i.message,
+        }))),
+  ];
+  let servers;
+  try {
+    servers = parseServersBlock(rawServers, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  if (problems.length > 0 || !envResult.success || !fileResult.success || servers === undefined) {
+    throw new ConfigError(problems);
+  }
+  const config = fileResult.data;
+  if (config.approvalApi === undefined && mayAsk(config.policy)) {
+    throw new ConfigError([
+      { variable: 'approvalApi', problem: 'is required while any tool may be "ask" (policy)' },
+    ]);
+  }
+  return {
+    ...envResult.data,
+    approvalApi: config.approvalApi,
+    agentName: config.agentName,
+    holdSeconds: config.holdSeconds,
+    callTimeoutSeconds: config.callTimeoutSeconds,
+    pingSeconds: config.pingSeconds,
+    servers: servers.servers,
+    policy: config.policy,
+    secrets: [...expanded.secrets, ...servers.secrets],
+  };
+}
+
+function mayAsk(policy: GatewayPolicy): boolean {
+  return (
+    policy.default === 'ask' ||
+    policy.readOnly === 'ask' ||
+    Object.values(policy.tools).includes('ask')
+  );
+}

@@ -1,0 +1,69 @@
+import { MetricsService, ReadinessService } from '@tollgate/service-runtime';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
+import type { Logger } from 'pino';
+import type { McpSessions } from './mcp-sessions';
+import { readBody, sendWebResponse, toWebRequest } from './node-web.adapter';
+
+/** The approval API's limit: an MCP message bigger than any approval it could ask for is refused. */
+const BODY_LIMIT = 4 * 1024 * 1024;
+
+/** `/mcp` for agents, and the health and metrics endpoints every Tollgate service serves. */
+export function createHttpServer(
+  sessions: McpSessions,
+  readiness: ReadinessService,
+  metrics: MetricsService,
+  logger: Logger,
+): HttpServer {
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/health/live') return json(res, 200, { status: 'live' });
+    if (req.method === 'GET' && path === '/health/ready') {
+      const report = await readiness.report();
+      return json(res, report.ready ? 200 : 503, {
+        status: report.ready ? 'ready' : 'not_ready',
+        checks: report.checks,
+        ...report.details,
+      });
+    }
+    if (req.method === 'GET' && path === '/metrics') {
+      const body = await metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(body);
+      return;
+    }
+    if (path !== '/mcp') return json(res, 404, { error: 'not_found', message: 'no such endpoint' });
+    let body: string | undefined;
+    let parsed: unknown;
+    if (req.method === 'POST') {
+      body = await readBody(req, BODY_LIMIT);
+      if (body === undefined) return rpcError(res, 413, -32600, 'request body too large');
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        return rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
+      }
+    }
+    await sendWebResponse(await sessions.handle(toWebRequest(req, body), parsed), res);
+  };
+  return createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      logger.error({ err: error, path: req.url }, 'request failed');
+      if (!res.headersSent) json(res, 500, { error: 'internal', message: 'the gateway failed' });
+      else res.end();
+    });
+  });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  json(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
