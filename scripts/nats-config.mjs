@@ -6,15 +6,27 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const HELP = `Usage: npm run nats:config -- [--prefix <prefix>] [--out <path>] [--passwords]
+const HELP = `Usage: npm run nats:config -- [--prefix <prefix>] [--roles <list>] [--cluster]
+                             [--monitor <host:port>] [--out <path>] [--passwords]
 
-Writes a nats-server configuration with one user per Tollgate service (session-service,
-slack-binding, discord-binding, mattermost-binding) and an operator user, each allowed
-exactly its role's subjects and JetStream API calls; anonymous connections are refused.
+Writes a nats-server configuration with one user per Tollgate service deployed and an
+operator user, each allowed exactly its role's subjects and JetStream API calls; anonymous
+connections are refused.
 
-  --prefix <prefix>  TOLLGATE_SUBJECT_PREFIX the services use (default: tollgate)
-  --out <path>       where to write it (default: nats/nats-server.conf; - for stdout)
-  --passwords        print fresh random passwords as .env lines instead, and write nothing
+  --prefix <prefix>     TOLLGATE_SUBJECT_PREFIX the services use (default: tollgate)
+  --roles <list>        the services deployed, comma-separated (default: all of them); the
+                        operator is always included. A service left out has no user at all.
+  --cluster             add the cluster block: routes authenticate as user \`route\` with
+                        NATS_PASSWORD_ROUTE; listen address NATS_CLUSTER_LISTEN and routes
+                        NATS_ROUTES (nats/start-nats.sh builds them from NATS_ROUTE_HOSTS)
+  --monitor <host:port> serve /healthz and the monitoring pages there (e.g. 127.0.0.1:8222)
+  --out <path>          where to write it (default: nats/nats-server.conf; - for stdout)
+  --passwords           print fresh random passwords as .env lines instead, and write nothing
+
+If the environment of this command holds any of the password variables the configuration
+references, each one must be of the safe shape below: an empty or weak one is refused
+(exit 2) and nothing is written. nats/start-nats.sh, which Compose starts nats-server
+through, refuses the same at every start.
 
 Passwords are never written to the configuration. It references them as nats-server
 environment variables (NATS_PASSWORD_SESSION_SERVICE, NATS_PASSWORD_SLACK_BINDING,
@@ -39,6 +51,9 @@ try {
       prefix: { type: 'string', default: 'tollgate' },
       out: { type: 'string', default: join('nats', 'nats-server.conf') },
       passwords: { type: 'boolean', default: false },
+      roles: { type: 'string' },
+      cluster: { type: 'boolean', default: false },
+      monitor: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }).values;
@@ -60,14 +75,47 @@ if (!prefix.ok) {
   process.exit(2);
 }
 
+const options = { cluster: args.cluster };
+if (args.roles !== undefined) {
+  const roles = args.roles.split(',').map((role) => role.trim());
+  const unknown = roles.filter((role) => !messaging.NATS_ROLES.includes(role));
+  if (unknown.length > 0 || roles.length === 0 || roles.includes('')) {
+    console.error(
+      `nats:config: --roles takes a comma-separated list of ${messaging.NATS_ROLES.join(', ')}` +
+        (unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : ''),
+    );
+    process.exit(2);
+  }
+  options.roles = roles;
+}
+if (args.monitor !== undefined) {
+  if (!/^[A-Za-z0-9.-]+:[0-9]{1,5}$/.test(args.monitor)) {
+    console.error('nats:config: --monitor takes host:port, e.g. 127.0.0.1:8222');
+    process.exit(2);
+  }
+  options.monitor = args.monitor;
+}
+
 if (args.passwords) {
-  for (const role of messaging.NATS_ROLES) {
-    console.log(`${messaging.passwordVariable(role)}=${randomPassword()}`);
+  for (const variable of messaging.referencedPasswordVariables(options)) {
+    console.log(`${variable}=${randomPassword()}`);
   }
   process.exit(0);
 }
 
-const text = messaging.renderNatsServerConfig(prefix.value);
+// Checked only when this environment holds them (`set -a; . ./.env; npm run nats:config`):
+// rendering is also done where no password lives, and nats/start-nats.sh checks at start.
+const referenced = messaging.referencedPasswordVariables(options);
+if (referenced.some((variable) => variable in process.env)) {
+  const problems = messaging.natsPasswordProblems(process.env, options);
+  if (problems.length > 0) {
+    for (const problem of problems) console.error(`nats:config: ${problem}`);
+    console.error('nats:config: refused, nothing written; `--passwords` prints safe values');
+    process.exit(2);
+  }
+}
+
+const text = messaging.renderNatsServerConfig(prefix.value, options);
 if (args.out === '-') {
   process.stdout.write(text);
 } else {

@@ -4,7 +4,11 @@ import {
   DEFAULT_DRAIN_MS,
   CLUSTER_NODES,
   INFRA_SERVICES,
+  NATS_CLUSTER_CONFIG_FILE,
   NATS_CONFIG_FILE,
+  NATS_PASSWORD_VARIABLES,
+  NATS_START_SCRIPT,
+  ROUTE_NETWORK,
   SECRET_NAME,
   defaultSchema,
   natsPasswordVariable,
@@ -25,7 +29,9 @@ export interface ComposeService {
   >;
   volumes?: Array<string | { source?: string; target?: string }>;
   depends_on?: string[] | Record<string, { condition?: string }>;
+  entrypoint?: string | string[];
   healthcheck?: { test?: string | string[] };
+  networks?: string[] | Record<string, { ipv4_address?: string } | null>;
   stop_grace_period?: string;
   profiles?: string[];
 }
@@ -33,7 +39,11 @@ export interface ComposeService {
 export interface ComposeFile {
   services?: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  networks?: Record<string, { internal?: boolean } | null>;
 }
+
+/** `${VAR:?message}`: Compose stops, naming VAR, when it is unset or empty. */
+const REQUIRED = /^\$\{([A-Z0-9_]+):\?[^}]+\}$/;
 
 const INTERPOLATION = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-?+][^}]*)?\}/g;
 
@@ -128,8 +138,13 @@ function checkApp(
     problems.push(`${name}: NATS_URL does not point at the nats service by default`);
   }
   if (env.NATS_USER !== name) problems.push(`${name}: NATS_USER is ${env.NATS_USER}, not ${name}`);
-  if (env.NATS_PASSWORD !== `\${${natsPasswordVariable(name)}}`) {
-    problems.push(`${name}: NATS_PASSWORD is not \${${natsPasswordVariable(name)}}`);
+  if (REQUIRED.exec(env.NATS_PASSWORD ?? '')?.[1] !== natsPasswordVariable(name)) {
+    problems.push(`${name}: NATS_PASSWORD is not \${${natsPasswordVariable(name)}:?…}`);
+  }
+  if (!/\$\{POSTGRES_PASSWORD:\?[^}]+\}@/.test(databaseUrl)) {
+    problems.push(
+      `${name}: DATABASE_URL does not require POSTGRES_PASSWORD (\${POSTGRES_PASSWORD:?…})`,
+    );
   }
 
   for (const dependency of INFRA_SERVICES) {
@@ -155,7 +170,7 @@ function checkSecrets(doc: ComposeFile): string[] {
   for (const [name, service] of Object.entries(doc.services ?? {})) {
     for (const [variable, value] of Object.entries(environmentOf(service))) {
       if (!SECRET_NAME.test(variable)) continue;
-      const interpolation = /^\$\{([A-Z0-9_]+)(:?-([^}]*))?\}$/.exec(value ?? '');
+      const interpolation = /^\$\{([A-Z0-9_]+)(:?([-?])([^}]*))?\}$/.exec(value ?? '');
       // A service's NATS password is the one nats-server knows under that service's name.
       const source =
         variable === 'NATS_PASSWORD' && name in APP_SERVICES
@@ -165,16 +180,30 @@ function checkSecrets(doc: ComposeFile): string[] {
         problems.push(`${name}: ${variable} holds a literal value instead of \${${source}}`);
       } else if (interpolation[1] !== source) {
         problems.push(`${name}: ${variable} is read from \${${interpolation[1]}}`);
-      } else if (interpolation[3] && !variable.startsWith('POSTGRES_')) {
-        // Only the local database's password may have a (throw-away) default.
+      } else if (interpolation[3] === '-' && interpolation[4]) {
         problems.push(`${name}: ${variable} has a default value`);
+      } else if (variable.endsWith('_PASSWORD') && !REQUIRED.test(value ?? '')) {
+        // A password variable defined but empty is the password "": Compose must refuse it.
+        problems.push(`${name}: ${variable} is not required (\${${source}:?…})`);
       }
     }
   }
   return problems;
 }
 
-function checkNats(nats: ComposeService | undefined, doc: ComposeFile, name = 'nats'): string[] {
+function mounts(service: ComposeService): string[][] {
+  return (service.volumes ?? []).map((v) =>
+    typeof v === 'string' ? v.split(':') : [v.source ?? '', v.target ?? ''],
+  );
+}
+
+function checkNats(
+  nats: ComposeService | undefined,
+  doc: ComposeFile,
+  name = 'nats',
+  configFile = NATS_CONFIG_FILE,
+  passwords: readonly string[] = NATS_PASSWORD_VARIABLES,
+): string[] {
   if (!nats) return [`${name}: service missing`];
   const problems: string[] = [];
   const command: string[] =
@@ -199,21 +228,38 @@ function checkNats(nats: ComposeService | undefined, doc: ComposeFile, name = 'n
   for (const port of ports.filter((p) => p.host !== '127.0.0.1')) {
     problems.push(`${name}: port ${port.target} is published beyond 127.0.0.1`);
   }
+  for (const port of ports.filter((p) => p.target !== '4222')) {
+    problems.push(`${name}: port ${port.target} is published; only clients (4222) may be`);
+  }
+  if (command.includes('-m') || command.includes('--http_port')) {
+    problems.push(
+      `${name}: monitoring on every interface (-m); the configuration's http sets loopback`,
+    );
+  }
+  for (const flag of ['--cluster', '--routes', '--cluster_listen']) {
+    if (command.includes(flag)) {
+      problems.push(`${name}: ${flag} on the command line clears the routes' authorization`);
+    }
+  }
+  const entrypoint = JSON.stringify(nats.entrypoint ?? '');
+  const wrapper = mounts(nats).find(([, target]) => entrypoint.includes(target ?? '\0'));
+  if (!wrapper || wrapper[0]?.replace(/^\.\//, '') !== NATS_START_SCRIPT) {
+    problems.push(
+      `${name}: not started through ${NATS_START_SCRIPT}, which refuses weak passwords`,
+    );
+  }
   const configFlag = command.findIndex((arg) => arg === '-c' || arg === '--config');
   const config = configFlag >= 0 ? command[configFlag + 1] : undefined;
-  const mounted = (nats.volumes ?? [])
-    .map((v) => (typeof v === 'string' ? v.split(':') : [v.source ?? '', v.target ?? '']))
-    .find(([, target]) => target === config);
+  const mounted = mounts(nats).find(([, target]) => target === config);
   if (!config)
     problems.push(`${name}: started without a configuration (-c), so anyone may connect`);
-  else if (!mounted || mounted[0]?.replace(/^\.\//, '') !== NATS_CONFIG_FILE) {
-    problems.push(`${name}: ${config} is not ${NATS_CONFIG_FILE} mounted`);
+  else if (!mounted || mounted[0]?.replace(/^\.\//, '') !== configFile) {
+    problems.push(`${name}: ${config} is not ${configFile} mounted`);
   }
   const env = environmentOf(nats);
-  for (const service of Object.keys(APP_SERVICES) as AppService[]) {
-    const variable = natsPasswordVariable(service);
-    if (env[variable] !== `\${${variable}}`) {
-      problems.push(`${name}: ${variable} is not passed as \${${variable}}`);
+  for (const variable of passwords) {
+    if (REQUIRED.exec(env[variable] ?? '')?.[1] !== variable) {
+      problems.push(`${name}: ${variable} is not required as \${${variable}:?…}`);
     }
   }
   return problems;
@@ -225,27 +271,42 @@ function checkNats(nats: ComposeService | undefined, doc: ComposeFile, name = 'n
  */
 function checkCluster(doc: ComposeFile): string[] {
   const problems: string[] = [];
-  const names = CLUSTER_NODES.map((node) => node);
+  const routeNetwork = doc.networks?.[ROUTE_NETWORK];
+  if (routeNetwork?.internal !== true) {
+    problems.push(`networks: ${ROUTE_NETWORK} is not internal`);
+  }
   for (const node of CLUSTER_NODES) {
     const service = doc.services?.[node];
-    problems.push(...checkNats(service, doc, node));
+    problems.push(
+      ...checkNats(service, doc, node, NATS_CLUSTER_CONFIG_FILE, [
+        ...NATS_PASSWORD_VARIABLES,
+        'NATS_PASSWORD_ROUTE',
+      ]),
+    );
     if (!service) continue;
     if (!(service.profiles ?? []).includes('cluster')) {
       problems.push(`${node}: not in the cluster profile, so it would start by default`);
     }
     const command: string[] =
       typeof service.command === 'string' ? service.command.split(/\s+/) : (service.command ?? []);
-    const flag = (name: string) => {
-      const at = command.indexOf(name);
-      return at >= 0 ? command[at + 1] : undefined;
-    };
-    if (flag('--server_name') !== node) problems.push(`${node}: --server_name is not ${node}`);
-    if (flag('--cluster_name') !== 'tollgate')
-      problems.push(`${node}: --cluster_name is not tollgate`);
-    if (!flag('--cluster')) problems.push(`${node}: no cluster listen address (--cluster)`);
-    const routes = (flag('--routes') ?? '').split(',').map((r) => hostOf(r));
-    for (const other of names) {
-      if (!routes.includes(other)) problems.push(`${node}: no route to ${other}`);
+    const at = command.indexOf('--server_name');
+    if (command[at + 1] !== node || at < 0) problems.push(`${node}: --server_name is not ${node}`);
+    const env = environmentOf(service);
+    const networks = Array.isArray(service.networks) ? {} : (service.networks ?? {});
+    const address = networks[ROUTE_NETWORK]?.ipv4_address;
+    const listen = env.NATS_CLUSTER_LISTEN ?? '';
+    if (!address || listen !== `${address}:6222`) {
+      problems.push(`${node}: routes do not listen on its ${ROUTE_NETWORK} address only`);
+    }
+    const routes = (env.NATS_ROUTE_HOSTS ?? '').split(',');
+    for (const other of CLUSTER_NODES) {
+      const otherNetworks = doc.services?.[other]?.networks;
+      const otherAddress = Array.isArray(otherNetworks)
+        ? undefined
+        : otherNetworks?.[ROUTE_NETWORK]?.ipv4_address;
+      if (!otherAddress || !routes.includes(`${otherAddress}:6222`)) {
+        problems.push(`${node}: no route to ${other}`);
+      }
     }
   }
   return problems;

@@ -45,6 +45,24 @@ export const COMMON_VARIABLES = [
 /** Where NATS reads its authorization: the file `npm run nats:config` writes, mounted. */
 export const NATS_CONFIG_FILE = 'nats/nats-server.conf';
 
+/** The cluster profile's: the same users plus an authenticated `cluster` block. */
+export const NATS_CLUSTER_CONFIG_FILE = 'nats/nats-cluster.conf';
+
+/** What nats-server is started through: it refuses an unset, empty or weak password. */
+export const NATS_START_SCRIPT = 'nats/start-nats.sh';
+
+/** The internal network the cluster nodes' routes listen on, and nothing else joins. */
+export const ROUTE_NETWORK = 'nats-routes';
+
+/** Every password the NATS configuration references: the services' and the operator's. */
+export const NATS_PASSWORD_VARIABLES = [
+  'NATS_PASSWORD_SESSION_SERVICE',
+  'NATS_PASSWORD_SLACK_BINDING',
+  'NATS_PASSWORD_DISCORD_BINDING',
+  'NATS_PASSWORD_MATTERMOST_BINDING',
+  'NATS_PASSWORD_OPERATOR',
+] as const;
+
 /** The variable nats-server and one service share that service's NATS password from. */
 export function natsPasswordVariable(service: AppService): string {
   return `NATS_PASSWORD_${service.toUpperCase().replace(/-/g, '_')}`;

@@ -14,6 +14,7 @@ import {
   APP_SERVICES,
   CLUSTER_NODES,
   INFRA_SERVICES,
+  NATS_CLUSTER_CONFIG_FILE,
   NATS_CONFIG_FILE,
 } from './deployment.expectations';
 
@@ -44,10 +45,11 @@ describe('docker-compose.yml against docs/protocol.md §5', () => {
     );
     expect(composeText).toContain('npm run provision -- --replicas 3');
     const broken = parseCompose(composeText);
-    const node = broken.services?.['nats-2'] as { command: string[]; profiles?: string[] };
-    node.command = node.command.map((arg) =>
-      arg.startsWith('nats://nats-1:6222') ? 'nats://nats-1:6222,nats://nats-2:6222' : arg,
-    );
+    const node = broken.services?.['nats-2'] as EditableService & { profiles?: string[] };
+    node.environment = {
+      ...environmentOf(node),
+      NATS_ROUTE_HOSTS: '172.28.62.11:6222,172.28.62.12:6222',
+    };
     delete node.profiles;
     expect(composeProblems(broken)).toEqual([
       'nats-2: not in the cluster profile, so it would start by default',
@@ -64,7 +66,20 @@ describe('docker-compose.yml against docs/protocol.md §5', () => {
   });
 
   it('X1 mounts the NATS configuration `npm run nats:config` writes for the default prefix', () => {
-    expect(read(NATS_CONFIG_FILE)).toBe(renderNatsServerConfig('tollgate'));
+    expect(read(NATS_CONFIG_FILE)).toBe(
+      renderNatsServerConfig('tollgate', { monitor: '127.0.0.1:8222' }),
+    );
+    expect(read(NATS_CLUSTER_CONFIG_FILE)).toBe(
+      renderNatsServerConfig('tollgate', { cluster: true, monitor: '127.0.0.1:8222' }),
+    );
+  });
+
+  it('X9 requires every password and gives the database none by default', () => {
+    for (const name of ['NATS_PASSWORD_OPERATOR', 'POSTGRES_PASSWORD', 'NATS_PASSWORD_ROUTE']) {
+      expect(composeText).toMatch(new RegExp(`\\$\\{${name}:\\?[^}]+\\}`));
+      expect(composeText).not.toMatch(new RegExp(`\\$\\{${name}(:?-[^}]*)?\\}`));
+    }
+    expect(read('.env.example')).toMatch(/^POSTGRES_PASSWORD=$/m);
   });
 
   describe('would catch', () => {
@@ -122,13 +137,14 @@ describe('docker-compose.yml against docs/protocol.md §5', () => {
       ).toEqual([
         'session-service: DATABASE_URL does not point at the postgres service',
         'session-service: NATS_URL does not point at the nats service by default',
+        'session-service: DATABASE_URL does not require POSTGRES_PASSWORD (${POSTGRES_PASSWORD:?…})',
       ]);
     });
 
     it('NATS without JetStream or without its volume', () => {
       expect(
         broken((service) => {
-          service('nats').command = ['-m', '8222'];
+          service('nats').command = [];
         }),
       ).toEqual(
         expect.arrayContaining([
@@ -149,14 +165,65 @@ describe('docker-compose.yml against docs/protocol.md §5', () => {
     it('X1 NATS published beyond loopback, or started without its configuration', () => {
       expect(
         broken((service) => {
-          service('nats').ports = ['4222:4222', '127.0.0.1:8222:8222'];
+          service('nats').ports = ['4222:4222'];
         }),
       ).toEqual(['nats: port 4222 is published beyond 127.0.0.1']);
       expect(
         broken((service) => {
-          service('nats').command = ['-js', '-sd', '/data', '-m', '8222'];
+          service('nats').command = ['-js', '-sd', '/data'];
         }),
       ).toEqual(['nats: started without a configuration (-c), so anyone may connect']);
+    });
+
+    it('X9 a password that may be empty, a default database password, nats-server started directly', () => {
+      expect(
+        broken((service) => {
+          const nats = service('nats');
+          nats.environment.NATS_PASSWORD_OPERATOR = '${NATS_PASSWORD_OPERATOR}';
+          nats.entrypoint = ['nats-server'];
+          const slack = service('slack-binding');
+          slack.environment = {
+            ...environmentOf(slack),
+            NATS_PASSWORD: '${NATS_PASSWORD_SLACK_BINDING}',
+          };
+          service('postgres').environment = {
+            ...environmentOf(service('postgres')),
+            POSTGRES_PASSWORD: '${POSTGRES_PASSWORD:-tollgate}',
+          };
+        }),
+      ).toEqual([
+        'slack-binding: NATS_PASSWORD is not ${NATS_PASSWORD_SLACK_BINDING:?…}',
+        'postgres: POSTGRES_PASSWORD has a default value',
+        'slack-binding: NATS_PASSWORD is not required (${NATS_PASSWORD_SLACK_BINDING:?…})',
+        'nats: not started through nats/start-nats.sh, which refuses weak passwords',
+        'nats: NATS_PASSWORD_OPERATOR is not required as ${NATS_PASSWORD_OPERATOR:?…}',
+      ]);
+    });
+
+    it('X17 NATS monitoring published or on every interface', () => {
+      expect(
+        broken((service) => {
+          const nats = service('nats');
+          nats.ports = ['127.0.0.1:4222:4222', '127.0.0.1:8222:8222'];
+          nats.command = ['-c', '/etc/nats/tollgate.conf', '-js', '-sd', '/data', '-m', '8222'];
+        }),
+      ).toEqual([
+        'nats: port 8222 is published; only clients (4222) may be',
+        "nats: monitoring on every interface (-m); the configuration's http sets loopback",
+      ]);
+    });
+
+    it('X10 a cluster node given --cluster, or routes reachable beyond their network', () => {
+      const doc = parseCompose(composeText);
+      const node = doc.services?.['nats-3'] as EditableService;
+      node.command = [...(node.command as string[]), '--cluster', 'nats://0.0.0.0:6222'];
+      node.environment = { ...environmentOf(node), NATS_CLUSTER_LISTEN: '0.0.0.0:6222' };
+      delete doc.networks?.['nats-routes']?.internal;
+      expect(composeProblems(doc)).toEqual([
+        'networks: nats-routes is not internal',
+        "nats-3: --cluster on the command line clears the routes' authorization",
+        'nats-3: routes do not listen on its nats-routes address only',
+      ]);
     });
 
     it("X1 a service connecting as another, or with another's NATS password", () => {
@@ -166,12 +233,12 @@ describe('docker-compose.yml against docs/protocol.md §5', () => {
           slack.environment = {
             ...environmentOf(slack),
             NATS_USER: 'session-service',
-            NATS_PASSWORD: '${NATS_PASSWORD_SESSION_SERVICE}',
+            NATS_PASSWORD: '${NATS_PASSWORD_SESSION_SERVICE:?x}',
           };
         }),
       ).toEqual([
         'slack-binding: NATS_USER is session-service, not slack-binding',
-        'slack-binding: NATS_PASSWORD is not ${NATS_PASSWORD_SLACK_BINDING}',
+        'slack-binding: NATS_PASSWORD is not ${NATS_PASSWORD_SLACK_BINDING:?…}',
         'slack-binding: NATS_PASSWORD is read from ${NATS_PASSWORD_SESSION_SERVICE}',
       ]);
     });

@@ -460,10 +460,13 @@ describe('R9 — operator CLI: dlq list, show and replay (process)', () => {
   });
 
   it('R9 the DLQ commands refuse bad credentials and an unreachable NATS with a reason, never hanging', async () => {
-    const wrong = await tollgate(['dlq', 'list'], { ...env, NATS_PASSWORD: 'wrongwrongwrong' });
+    const wrong = await tollgate(['dlq', 'list'], {
+      ...env,
+      NATS_PASSWORD: 'wrongwrongwrongwrongwrong',
+    });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('cannot reach NATS');
-    expect(wrong.stderr).not.toContain('wrongwrongwrong');
+    expect(wrong.stderr).not.toContain('wrongwrongwrongwrongwrong');
     const half = await tollgate(['dlq', 'list'], { ...env, NATS_PASSWORD: '' });
     expect(half.code).toBe(2);
     expect(half.stderr).toContain('NATS_PASSWORD is required');

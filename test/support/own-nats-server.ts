@@ -26,7 +26,18 @@ export interface OwnNatsServerOptions {
   readonly env?: Record<string, string>;
   /** The server's max_payload (default 1 MiB); not together with `configFile`. */
   readonly maxPayloadBytes?: number;
+  /**
+   * Start it as Compose does, through nats/start-nats.sh (which refuses weak passwords and
+   * builds the cluster routes); needs `configFile`.
+   */
+  readonly throughStartScript?: boolean;
+  /** More nats-server options, e.g. `--server_name`. */
+  readonly args?: readonly string[];
+  /** False: a plain nats-server, without JetStream (default: with). */
+  readonly jetstream?: boolean;
 }
+
+const START_SCRIPT = join(__dirname, '..', '..', 'nats', 'start-nats.sh');
 
 /**
  * A private nats-server with JetStream for tests that stop and restart it; the shared
@@ -60,15 +71,22 @@ export class OwnNatsServer {
 
   async restart(): Promise<void> {
     if (this.child) throw new Error('nats-server is already running');
-    const { configFile, env } = this.options;
-    const child = spawn(
-      NATS_SERVER,
-      [
-        ...(configFile ? ['-c', configFile] : []),
-        ...['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
-      ],
-      { stdio: 'ignore', env: { PATH: process.env.PATH, ...env } },
-    );
+    const { configFile, env, throughStartScript, args = [], jetstream = true } = this.options;
+    const serverArgs = [
+      ...(configFile ? ['-c', configFile] : []),
+      ...['-a', '127.0.0.1', '-p', String(this.port)],
+      ...(jetstream ? ['-js', '-sd', this.storeDir] : []),
+      ...args,
+    ];
+    const child = throughStartScript
+      ? spawn('/bin/sh', [START_SCRIPT, ...serverArgs], {
+          stdio: 'ignore',
+          env: { PATH: process.env.PATH, NATS_SERVER_BIN: NATS_SERVER, ...env },
+        })
+      : spawn(NATS_SERVER, serverArgs, {
+          stdio: 'ignore',
+          env: { PATH: process.env.PATH, ...env },
+        });
     this.child = child;
     child.once('exit', () => {
       if (this.child === child) this.child = undefined;

@@ -7,7 +7,10 @@ const ownShape = {
   MATTERMOST_ACTION_SECRET: z
     .string({ error: 'is required' })
     .min(16, 'must be at least 16 characters'),
-  MATTERMOST_COMMAND_TOKEN: z.string({ error: 'is required' }),
+  // Mattermost's are 26 characters; anything under 12 is a placeholder.
+  MATTERMOST_COMMAND_TOKEN: z
+    .string({ error: 'is required' })
+    .min(12, 'must be at least 12 characters'),
   MATTERMOST_PUBLIC_URL: z.url({ error: 'must be the URL where Mattermost reaches this binding' }),
   MATTERMOST_API_TIMEOUT_MS: z
     .string()

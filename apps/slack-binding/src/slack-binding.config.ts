@@ -3,7 +3,10 @@ import { z } from 'zod';
 
 const ownShape = {
   SLACK_BOT_TOKEN: z.string({ error: 'is required' }),
-  SLACK_SIGNING_SECRET: z.string({ error: 'is required' }),
+  // Slack's are 32 characters; anything under 12 is a placeholder.
+  SLACK_SIGNING_SECRET: z
+    .string({ error: 'is required' })
+    .min(12, 'must be at least 12 characters'),
   SLACK_API_URL: z.url().default('https://slack.com/api/'),
   SLACK_API_TIMEOUT_MS: z
     .string()

@@ -28,6 +28,9 @@ const integer = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
+/** Below this a database password is a placeholder or a default, never a generated one. */
+export const MIN_DATABASE_PASSWORD_LENGTH = 16;
+
 const databaseUrl = z
   .string({ error: 'is required' })
   .min(1, 'is required')
@@ -40,7 +43,17 @@ const databaseUrl = z
     } catch {
       return false;
     }
-  }, 'must be a postgres:// or postgresql:// URL with a host');
+  }, 'must be a postgres:// or postgresql:// URL with a host')
+  .refine((raw) => {
+    // A password, when the URL carries one, of the documented minimum; none (trust, a
+    // socket, a .pgpass) is the database's own business.
+    try {
+      const password = decodeURIComponent(new URL(raw).password);
+      return password === '' || password.length >= MIN_DATABASE_PASSWORD_LENGTH;
+    } catch {
+      return true;
+    }
+  }, `must carry a password of at least ${MIN_DATABASE_PASSWORD_LENGTH} characters, or none`);
 
 const natsUrl = z
   .string()

@@ -54,13 +54,13 @@ describe('NATS credentials in the config', () => {
   it('takes a user and password', () => {
     const config = loadConfig(
       'slack-binding',
-      { ...valid, NATS_USER: 'slack-binding', NATS_PASSWORD: 's3cret-pw' },
+      { ...valid, NATS_USER: 'slack-binding', NATS_PASSWORD: 's3cret-pw-of-twenty-four-chars' },
       {},
     );
     expect(config.natsCredentials).toEqual({
       kind: 'password',
       user: 'slack-binding',
-      password: 's3cret-pw',
+      password: 's3cret-pw-of-twenty-four-chars',
     });
   });
 
@@ -82,6 +82,11 @@ describe('NATS credentials in the config', () => {
       'both forms at once',
       { NATS_USER: 'slack-binding', NATS_PASSWORD: 'hunter2-pw', NATS_CREDS: '/etc/x.creds' },
       'NATS_CREDS',
+    ],
+    [
+      'a password shorter than 24 characters',
+      { NATS_USER: 'slack-binding', NATS_PASSWORD: 'hunter2-pw' },
+      'NATS_PASSWORD',
     ],
     [
       'a credentials file that does not exist',
@@ -117,9 +122,11 @@ describe('NATS credentials in the config', () => {
   });
 
   it('is usable without a service config, as the operator scripts do', () => {
-    expect(readNatsCredentials({ NATS_USER: 'operator', NATS_PASSWORD: 'pw' })).toEqual({
+    expect(
+      readNatsCredentials({ NATS_USER: 'operator', NATS_PASSWORD: 'OperatorPasswordOf24Chars' }),
+    ).toEqual({
       ok: true,
-      credentials: { kind: 'password', user: 'operator', password: 'pw' },
+      credentials: { kind: 'password', user: 'operator', password: 'OperatorPasswordOf24Chars' },
     });
   });
 });

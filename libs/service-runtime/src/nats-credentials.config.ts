@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { NatsCredentials } from '@tollgate/messaging';
+import { MIN_NATS_PASSWORD_LENGTH, type NatsCredentials } from '@tollgate/messaging';
 
 export interface ConfigProblem {
   readonly variable: string;
@@ -17,7 +17,9 @@ const CREDS_SEED = /-----BEGIN USER NKEY SEED-----\s*SU[A-Z2-7]+\s*------END USE
 
 /**
  * NATS_USER + NATS_PASSWORD, or NATS_CREDS (a credentials file), or neither for an anonymous
- * connection (docs/protocol.md §5). Shared by the services and the operator scripts. Problems name
+ * connection (docs/protocol.md §5). A password shorter than the generator's minimum is refused:
+ * it is a placeholder or a typo, never one `nats:config --passwords` made. An empty one counts
+ * as unset, so NATS_USER alone is refused too. Shared by the services and the operator scripts. Problems name
  * the variable and never quote a value: the password, and even the file's path, stay out of
  * the message.
  */
@@ -53,6 +55,12 @@ export function readNatsCredentials(env: NodeJS.ProcessEnv): NatsCredentialsResu
     return refused('NATS_USER', 'is required when NATS_PASSWORD is set');
   }
   if (user !== undefined && password !== undefined) {
+    if (password.length < MIN_NATS_PASSWORD_LENGTH) {
+      return refused(
+        'NATS_PASSWORD',
+        `must be at least ${MIN_NATS_PASSWORD_LENGTH} characters (\`npm run nats:config -- --passwords\` prints safe ones)`,
+      );
+    }
     return { ok: true, credentials: { kind: 'password', user, password } };
   }
   return { ok: true, credentials: undefined };
