@@ -14,7 +14,13 @@ const { createDataSource, prepareSchemaAndMigrate, redactDatabaseUrl } = require
 );
 const { createLogger } = require(join(dist, 'libs/service-runtime/index.js'));
 
-const ALL = ['session-service', 'slack-binding', 'discord-binding', 'mattermost-binding'];
+const ALL = [
+  'session-service',
+  'slack-binding',
+  'discord-binding',
+  'mattermost-binding',
+  'approval-api',
+];
 const named = process.argv.slice(2);
 const services = named.length > 0 ? named : ALL;
 const url = process.env.DATABASE_URL;

@@ -47,6 +47,7 @@ const plan = {
   consumers: [
     protocol.sessionServiceConsumer(prefix, ackWaitMs),
     ...protocol.PLATFORMS.map((platform) => protocol.bindingConsumer(prefix, platform, ackWaitMs)),
+    protocol.approvalApiConsumer(prefix, ackWaitMs),
   ],
 };
 const servers = (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(',').map((s) => s.trim());

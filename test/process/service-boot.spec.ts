@@ -21,6 +21,7 @@ const PLATFORM_ENV: Record<ServiceName, Record<string, string>> = {
     MATTERMOST_COMMAND_TOKEN: 'command-token',
     MATTERMOST_PUBLIC_URL: 'http://127.0.0.1:2',
   },
+  'approval-api': {},
 };
 
 const SERVICES = Object.keys(PLATFORM_ENV) as ServiceName[];

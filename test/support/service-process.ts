@@ -5,7 +5,7 @@ import { freePort } from './free-port';
 import { waitFor } from './wait-for';
 
 export type ServiceName =
-  'session-service' | 'slack-binding' | 'discord-binding' | 'mattermost-binding';
+  'session-service' | 'slack-binding' | 'discord-binding' | 'mattermost-binding' | 'approval-api';
 
 const ROOT = join(__dirname, '..', '..');
 

@@ -8,6 +8,13 @@ import {
   type OptionValues,
   UsageError,
 } from './cli-command';
+import {
+  CLIENTS_CREATE,
+  CLIENTS_LIST,
+  CLIENTS_REVOKE,
+  CLIENTS_ROTATE,
+  CLIENTS_UPDATE,
+} from './clients/clients.commands';
 import { DLQ_LIST } from './dlq/dlq-list.command';
 import { DLQ_REPLAY } from './dlq/dlq-replay.command';
 import { DLQ_SHOW } from './dlq/dlq-show.command';
@@ -29,6 +36,11 @@ export const COMMANDS: readonly CliCommand[] = [
   DLQ_LIST,
   DLQ_SHOW,
   DLQ_REPLAY,
+  CLIENTS_CREATE,
+  CLIENTS_LIST,
+  CLIENTS_UPDATE,
+  CLIENTS_REVOKE,
+  CLIENTS_ROTATE,
 ];
 
 /**
@@ -147,6 +159,7 @@ function topHelp(): string {
     '  NATS_URL         default nats://127.0.0.1:4222 (comma-separated for a cluster)',
     '  NATS_USER + NATS_PASSWORD, or NATS_CREDS: the `operator` user of `npm run nats:config`',
     '  TOLLGATE_SUBJECT_PREFIX  default tollgate',
+    "clients works on the approval-api's schema: DATABASE_URL, DATABASE_SCHEMA default approval_api",
     '',
     'Commands:',
     commandList(COMMANDS),

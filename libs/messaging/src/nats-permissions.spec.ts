@@ -47,6 +47,21 @@ describe('natsPermissions', () => {
     });
   });
 
+  it('lets approval-api ask for approvals and read its decisions, and address no platform', () => {
+    const { publish, subscribe } = natsPermissions('tollgate', 'approval-api');
+    expect(publish.filter((s) => s.startsWith('tollgate.'))).toEqual([
+      'tollgate.cmd.api.>',
+      'tollgate.dlq.approval-api',
+    ]);
+    expect(publish).toContain(
+      '$JS.API.CONSUMER.CREATE.TOLLGATE_DECISION.approval-api.tollgate.decision.>',
+    );
+    expect(publish).toContain('$JS.API.CONSUMER.MSG.NEXT.TOLLGATE_DECISION.approval-api');
+    expect(publish).toContain('$JS.ACK.TOLLGATE_DECISION.approval-api.>');
+    expect(publish.filter((s) => s.includes('TOLLGATE_OUT'))).toEqual([]);
+    expect(subscribe).toEqual(['_INBOX.tollgate.approval-api.>']);
+  });
+
   it.each(NATS_ROLES)('gives %s no way to delete, purge or update, nor a shared inbox', (role) => {
     const { publish, subscribe } = natsPermissions('tollgate', role);
     expect(publish.filter((s) => /DELETE|PURGE|UPDATE|SNAPSHOT|RESTORE|LEADER/.test(s))).toEqual(

@@ -1,4 +1,5 @@
 import {
+  approvalApiConsumer,
   assertSubjectPrefix,
   bindingConsumer,
   PLATFORMS,
@@ -15,6 +16,7 @@ export const NATS_ROLES = [
   'slack-binding',
   'discord-binding',
   'mattermost-binding',
+  'approval-api',
   'operator',
 ] as const;
 export type NatsRole = (typeof NATS_ROLES)[number];
@@ -66,6 +68,15 @@ export function natsPermissions(prefix: string, role: NatsRole): NatsPermissions
       return bindingRole(prefix, 'discord');
     case 'mattermost-binding':
       return bindingRole(prefix, 'mattermost');
+    case 'approval-api':
+      // Only it may ask for approvals: `<prefix>.cmd.api.>`, which no binding can publish.
+      return serviceRole(
+        prefix,
+        role,
+        approvalApiConsumer(prefix),
+        [subjects.apiCommandFilter()],
+        approvalApiStreams(prefix),
+      );
     case 'operator':
       return operatorRole(prefix);
   }
@@ -99,6 +110,7 @@ function operatorRole(prefix: string): NatsPermissions {
   const durables = [
     sessionServiceConsumer(prefix),
     ...PLATFORMS.map((platform) => bindingConsumer(prefix, platform)),
+    approvalApiConsumer(prefix),
   ];
   const streams = Object.values(streamNames(prefix));
   const subjects = new Subjects(prefix);
@@ -151,6 +163,12 @@ function provisioningApi(
 function bindingStreams(prefix: string): string[] {
   const { commands, outputs, deadLetters } = streamNames(prefix);
   return [commands, outputs, deadLetters];
+}
+
+/** approval-api writes commands and reads decisions; it never sees the outputs. */
+function approvalApiStreams(prefix: string): string[] {
+  const { commands, decisions, deadLetters } = streamNames(prefix);
+  return [commands, decisions, deadLetters];
 }
 
 /** What consumer-runner.ts calls on its own durable: pull, then ack, nak, term or working. */

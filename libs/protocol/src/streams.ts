@@ -161,3 +161,25 @@ function checkedAckWait(ackWaitMs: number): number {
   }
   return ackWaitMs;
 }
+
+export const APPROVAL_API_DURABLE = 'approval-api';
+
+/**
+ * approval-api's durable on the decision stream (docs/protocol.md, the approval API), shared
+ * by every replica: each decision event is applied to the read model by one of them, and the
+ * others hear of it through PostgreSQL. Deliver policy `all`, so decisions made while no
+ * replica ran are not missed.
+ */
+export function approvalApiConsumer(
+  prefix: string,
+  ackWaitMs = DEFAULT_ACK_WAIT_MS,
+): ConsumerDefinition {
+  return {
+    stream: streamNames(prefix).decisions,
+    durable: APPROVAL_API_DURABLE,
+    filterSubject: new Subjects(prefix).decisionsAll(),
+    ackWaitMs: checkedAckWait(ackWaitMs),
+    maxDeliver: MAX_DELIVER,
+    deliverPolicy: 'all',
+  };
+}

@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { ConfigError } from './config-error';
 import { readNatsCredentials } from './nats-credentials.config';
 
-/** The four services; each one's defaults (port, schema) derive from its name. */
+/** The services; each one's defaults (port, schema) derive from its name. */
 export const SERVICE_NAMES = [
   'session-service',
   'slack-binding',
   'discord-binding',
   'mattermost-binding',
+  'approval-api',
 ] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
@@ -17,6 +18,7 @@ const DEFAULT_PORTS: Record<ServiceName, number> = {
   'slack-binding': 3001,
   'discord-binding': 3002,
   'mattermost-binding': 3003,
+  'approval-api': 3004,
 };
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -21,6 +21,8 @@ export interface ServiceDefinition<C extends BaseConfig> {
   rootModule(config: C, logger: Logger): DynamicModule;
   /** The POST routes the service serves to the outside, e.g. `/slack/events`. */
   inboundEndpoints?: readonly string[];
+  /** Overrides of the inbound body parsing (installInboundBodyParsing's options). */
+  inboundBody?: { limitBytes?: number; refusalBody?: (reason: string) => object };
 }
 
 /** Grace beyond the drain deadline for closing connections before the process is forced out. */
@@ -62,6 +64,7 @@ export async function bootstrapService<C extends BaseConfig>(
   installInboundBodyParsing(app, {
     endpoints: definition.inboundEndpoints ?? [],
     refusals: app.get(InboundRefusals),
+    ...definition.inboundBody,
   });
   await app.listen(config.PORT);
   logger.info({ port: config.PORT }, 'listening');

@@ -27,6 +27,10 @@ export interface InboundBodyOptions {
   /** The POST routes this service serves, e.g. `/slack/events`; they name the refusals. */
   readonly endpoints: readonly string[];
   readonly refusals: InboundRefusals;
+  /** A lower cap than 1 MiB for a service whose contract says so (the approval API: 256 KiB). */
+  readonly limitBytes?: number;
+  /** The body of a refusal, for a service whose errors have their own shape. */
+  readonly refusalBody?: (reason: string) => object;
 }
 
 /**
@@ -46,12 +50,13 @@ export function installInboundBodyParsing(
   const refuse = (req: Request, res: Response, status: number, reason: string): void => {
     options.refusals.unauthenticated(endpointOf(req.path), reason, { status });
     if (res.headersSent) return;
-    res.status(status).json({ reason });
+    res.status(status).json(options.refusalBody?.(reason) ?? { reason });
   };
+  const limit = options.limitBytes ?? INBOUND_BODY_LIMIT_BYTES;
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > INBOUND_BODY_LIMIT_BYTES) {
+    if (declared !== undefined && Number(declared) > limit) {
       // Read off and dropped, so a keep-alive connection stays usable for the next request.
       req.resume();
       return refuse(req, res, 413, 'body_too_large');
@@ -63,7 +68,6 @@ export function installInboundBodyParsing(
     }
     next();
   });
-  const limit = INBOUND_BODY_LIMIT_BYTES;
   app.useBodyParser('json', { limit, inflate: false });
   app.useBodyParser('urlencoded', { limit, inflate: false, extended: true });
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {

@@ -1,0 +1,1 @@
+export const APPROVAL_API_CONFIG = Symbol('APPROVAL_API_CONFIG');

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import type { ApprovalClient } from '@tollgate/approval-clients';
+import { DecisionWaiters } from '../decisions/decision-waiters';
+import { ApiError, notFound } from '../http/api-error';
+import { approvalCancelOf } from './approval-commands';
+import type { ApprovalRecord } from './approval.view';
+import { ApprovalsRepository } from './approvals.repository';
+import { CommandPublisher } from './command-publisher';
+
+const ARGUMENTS_HASH = /^sha256:[0-9a-f]{64}$/;
+
+/** Reading, waiting on, cancelling and redeeming one client's approval. */
+@Injectable()
+export class ApprovalLifecycle {
+  constructor(
+    private readonly approvals: ApprovalsRepository,
+    private readonly publisher: CommandPublisher,
+    private readonly waiters: DecisionWaiters,
+  ) {}
+
+  async read(client: ApprovalClient, id: string): Promise<ApprovalRecord> {
+    const record = await this.approvals.find(client.id, id);
+    if (record === undefined) throw notFound();
+    return record;
+  }
+
+  /**
+   * The approval once it is no longer pending, or as it is when `waitMs` ends. The waiter is
+   * registered before the second read, so a decision between the two reads still wakes it.
+   */
+  async waitFor(client: ApprovalClient, id: string, waitMs: number): Promise<ApprovalRecord> {
+    const first = await this.read(client, id);
+    if (first.status !== 'pending' || waitMs <= 0) return first;
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const wait = this.waiters.wait(id, Math.max(0, deadline - Date.now()));
+      const current = await this.read(client, id);
+      if (current.status !== 'pending' || Date.now() >= deadline || this.waiters.shuttingDown) {
+        wait.cancel();
+        return current;
+      }
+      await wait.settled;
+      const after = await this.read(client, id);
+      if (after.status !== 'pending' || Date.now() >= deadline || this.waiters.shuttingDown)
+        return after;
+    }
+  }
+
+  async cancel(client: ApprovalClient, id: string): Promise<ApprovalRecord> {
+    const stored = await this.approvals.findStored(client.id, id);
+    if (stored === undefined) throw notFound();
+    if (stored.record.status !== 'pending') throw notPending(stored.record.status);
+    // Published before the row changes: if NATS is away the approval stays pending (503).
+    await this.publisher.publish(approvalCancelOf(stored.command, new Date()));
+    const cancelled = await this.approvals.cancel(client.id, id, this.waiters.notification(id));
+    if (cancelled === undefined) {
+      const now = await this.read(client, id);
+      throw notPending(now.status);
+    }
+    this.waiters.wake(id);
+    return cancelled;
+  }
+
+  async redeem(client: ApprovalClient, id: string, body: unknown): Promise<ApprovalRecord> {
+    const hash =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? (body as { argumentsHash?: unknown }).argumentsHash
+        : undefined;
+    if (typeof hash !== 'string' || !ARGUMENTS_HASH.test(hash)) {
+      throw new ApiError(
+        400,
+        'invalid_arguments_hash',
+        'the body must be {"argumentsHash": "sha256:<64 hex>"}',
+      );
+    }
+    const outcome = await this.approvals.redeem(client.id, id, hash);
+    switch (outcome.kind) {
+      case 'redeemed':
+        return outcome.record;
+      case 'not_found':
+        throw notFound();
+      case 'already_redeemed':
+        throw new ApiError(409, 'already_redeemed', 'this approval was already redeemed');
+      case 'not_approved':
+        throw new ApiError(409, 'not_approved', 'this approval is not approved');
+      case 'arguments_mismatch':
+        throw new ApiError(
+          422,
+          'arguments_mismatch',
+          'the arguments hash is not the one that was approved',
+        );
+    }
+  }
+}
+
+function notPending(status: string): ApiError {
+  return new ApiError(409, 'not_pending', `the approval is ${status}, not pending`);
+}

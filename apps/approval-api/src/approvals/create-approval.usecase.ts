@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import type { ApprovalClient } from '@tollgate/approval-clients';
+import { approvalRequestSchema } from '@tollgate/protocol';
+import { canonicalize } from 'json-canonicalize';
+import { ApiError } from '../http/api-error';
+import { checkApprovalBody } from './approval-body.rules';
+import { approvalRequestOf } from './approval-commands';
+import { newApprovalId } from './approval-id';
+import type { ApprovalRecord } from './approval.view';
+import { ApprovalsRepository } from './approvals.repository';
+import { CommandPublisher } from './command-publisher';
+
+export interface Created {
+  /** 202 for a new approval, 200 for the same Idempotency-Key and an equal body. */
+  readonly status: 200 | 202;
+  readonly record: ApprovalRecord;
+}
+
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f]/;
+
+/**
+ * `POST /v1/approvals`: validate, store the approval under the client's Idempotency-Key, and
+ * publish its command, answering only once JetStream has it. The row comes first, so a
+ * publish that fails leaves an unpublished approval the same key's retry publishes; the
+ * command's Nats-Msg-Id (its id) makes two publishes of it one.
+ */
+@Injectable()
+export class CreateApproval {
+  constructor(
+    private readonly approvals: ApprovalsRepository,
+    private readonly publisher: CommandPublisher,
+  ) {}
+
+  async create(
+    client: ApprovalClient,
+    idempotencyKey: string | undefined,
+    body: unknown,
+    now = new Date(),
+  ): Promise<Created> {
+    if (
+      idempotencyKey === undefined ||
+      idempotencyKey.length < 1 ||
+      idempotencyKey.length > 200 ||
+      UNPRINTABLE.test(idempotencyKey)
+    ) {
+      throw new ApiError(
+        400,
+        'idempotency_key_required',
+        'an Idempotency-Key header of 1 to 200 printable characters is required',
+      );
+    }
+    const verdict = checkApprovalBody(body, client);
+    if (!verdict.ok) throw new ApiError(verdict.status, verdict.code, verdict.message);
+    const command = approvalRequestOf(newApprovalId(), client, verdict.ask, now);
+    const checked = approvalRequestSchema.safeParse(command);
+    if (!checked.success) {
+      throw new ApiError(400, 'invalid_body', checked.error.issues[0]?.message ?? 'invalid');
+    }
+    const { created, stored } = await this.approvals.insertOrFind({
+      id: command.approvalId,
+      clientId: client.id,
+      idempotencyKey,
+      requestBody: canonicalize(body),
+      command,
+      agent: verdict.ask.agent,
+      route: verdict.ask.route,
+    });
+    if (!created && stored.requestBody !== canonicalize(body)) {
+      throw new ApiError(
+        409,
+        'idempotency_key_reused',
+        'this Idempotency-Key was used with another body',
+      );
+    }
+    if (!stored.published) {
+      await this.publisher.publish(stored.command);
+      await this.approvals.markPublished(stored.record.id);
+    }
+    return { status: created ? 202 : 200, record: stored.record };
+  }
+}
