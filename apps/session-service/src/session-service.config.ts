@@ -15,6 +15,8 @@ const ownShape = {
   OPENAI_API_KEY: z.string().optional(),
   MODEL: z.string().optional(),
   TOOL_POLICY_FILE: z.string().optional(),
+  /** A YAML file whose `servers:` block names MCP servers; their tools join the registry. */
+  TOLLGATE_MCP_SERVERS_FILE: z.string().optional(),
   /** Turns in flight at once (each may wait seconds on the model or a tool). */
   TOLLGATE_MAX_TURNS: integer(1, 1_000_000).default(1_000),
   /** Calls to the model provider at once; the provider's own 429s limit further. */
@@ -41,6 +43,7 @@ export type SessionServiceConfig = BaseConfig & {
   OPENAI_API_KEY?: string;
   MODEL?: string;
   TOOL_POLICY_FILE?: string;
+  TOLLGATE_MCP_SERVERS_FILE?: string;
   TOLLGATE_MAX_TURNS: number;
   MODEL_MAX_CONCURRENCY: number;
   MODEL_RETRY_BASE_MS: number;

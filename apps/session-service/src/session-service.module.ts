@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { UpstreamPool } from '@tollgate/mcp-upstream';
 import { sessionServiceConsumer, streamDefinitions } from '@tollgate/protocol';
 import {
   DatabaseClient,
@@ -19,10 +20,15 @@ import { SessionRuntime } from './session-runtime.service';
 import type { SessionServiceConfig } from './session-service.config';
 import { TOOL_GRANTS } from './session/domain/tool-grants.port';
 import type { ToolPolicy } from './tools/tool-policy';
+import { withMcpTools } from './tools/mcp-tool.registry';
+import type { McpServersStartConfig } from './tools/mcp-servers.loader';
+import { MCP_POOL, McpUpstreams } from './tools/mcp-upstreams.service';
 import { builtInTools, TOOL_POLICY, TOOL_REGISTRY } from './tools/tool-registry';
 
 /** The validated environment plus the policy file it names (loaded once, at start). */
-export type SessionServiceStartConfig = SessionServiceConfig & { readonly toolPolicy: ToolPolicy };
+export type SessionServiceStartConfig = SessionServiceConfig & {
+  readonly toolPolicy: ToolPolicy;
+} & Partial<McpServersStartConfig>;
 
 @Module({})
 export class SessionServiceModule {
@@ -48,7 +54,20 @@ export class SessionServiceModule {
           useFactory: (metrics: MetricsService) => limitedModelClientFor(config, metrics),
           inject: [MetricsService],
         },
-        { provide: TOOL_REGISTRY, useValue: builtInTools() },
+        {
+          provide: MCP_POOL,
+          useValue: new UpstreamPool(config.mcpServers?.servers ?? new Map(), {
+            logger,
+            clientName: 'tollgate-session-service',
+          }),
+        },
+        McpUpstreams,
+        {
+          provide: TOOL_REGISTRY,
+          useFactory: (pool: UpstreamPool) =>
+            withMcpTools(builtInTools(), pool.serverNames(), pool),
+          inject: [MCP_POOL],
+        },
         { provide: TOOL_POLICY, useValue: config.toolPolicy },
         {
           provide: TOOL_GRANTS,

@@ -17,6 +17,13 @@ const SECRET_PARAMETERS = ['password', 'sslpassword', 'token'];
 export function configuredSecrets(config: Readonly<Record<string, unknown>>): string[] {
   const secrets = new Set<string>();
   for (const [name, value] of Object.entries(config)) {
+    // A list under a secret's name: values a config file drew from the environment.
+    if (Array.isArray(value) && SECRET_NAME.test(name)) {
+      value
+        .filter((v): v is string => typeof v === 'string' && v !== '')
+        .forEach((v) => secrets.add(v));
+      continue;
+    }
     if (typeof value !== 'string' || value === '') continue;
     if (SECRET_NAME.test(name) && !PUBLIC_NAME.test(name)) secrets.add(value);
     for (const part of value.split(',')) {

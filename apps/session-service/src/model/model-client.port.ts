@@ -5,7 +5,12 @@ export interface ModelRequest {
   readonly messages: readonly ProviderMessage[];
   /** Seq of the UserMessageReceived that started the turn (the scripted model's call ids). */
   readonly turnSeq: number;
-  readonly tools: readonly { readonly name: string; readonly description: string }[];
+  readonly tools: readonly {
+    readonly name: string;
+    readonly description: string;
+    /** JSON Schema of the arguments; absent, any object. */
+    readonly parameters?: Readonly<Record<string, unknown>>;
+  }[];
 }
 
 export interface ModelReply {

@@ -37,7 +37,7 @@ export interface ChatRequest {
   messages: ChatMessage[];
   tools?: {
     type: 'function';
-    function: { name: string; description: string; parameters: { type: 'object' } };
+    function: { name: string; description: string; parameters: Readonly<Record<string, unknown>> };
   }[];
 }
 
@@ -142,7 +142,7 @@ export function toChatRequest(model: string, request: ModelRequest): ChatRequest
             function: {
               name: tool.name,
               description: tool.description,
-              parameters: { type: 'object' as const },
+              parameters: tool.parameters ?? { type: 'object' },
             },
           })),
         }

@@ -166,13 +166,24 @@ export function withToolPolicy<C extends { readonly TOOL_POLICY_FILE?: string }>
   config: C,
   registry: ToolRegistry,
 ): C & { readonly toolPolicy: ToolPolicy } {
-  if (!config.TOOL_POLICY_FILE) return { ...config, toolPolicy: defaultToolPolicy() };
+  if (!config.TOOL_POLICY_FILE) {
+    return { ...config, toolPolicy: withMcpDefault(defaultToolPolicy(), registry) };
+  }
   try {
     return { ...config, toolPolicy: loadToolPolicy(config.TOOL_POLICY_FILE, registry) };
   } catch (error) {
     if (!(error instanceof ToolPolicyFileError)) throw error;
     throw new ConfigError([{ variable: 'TOOL_POLICY_FILE', problem: error.message }]);
   }
+}
+
+/** Without a policy file every MCP tool asks first, with all four options. */
+function withMcpDefault(policy: ToolPolicy, registry: ToolRegistry): ToolPolicy {
+  const ask: ToolPolicyEntry = { mode: 'approval', options: standardOptions(OPTION_KEYS) };
+  return {
+    entryFor: (toolName) =>
+      policy.entryFor(toolName) ?? (registry.isMcpTool?.(toolName) === true ? ask : undefined),
+  };
 }
 
 function checkAgainstRegistry(
@@ -182,7 +193,7 @@ function checkAgainstRegistry(
   const problems: { path: PropertyKey[]; problem: string }[] = [];
   const known = registry.list().map((t) => t.name);
   for (const [name, entry] of Object.entries(file.tools)) {
-    if (!registry.get(name)) {
+    if (!registry.get(name) && registry.isMcpTool?.(name) !== true) {
       problems.push({
         path: ['tools', name],
         problem: `is not a tool this service has (it has ${known.join(', ')})`,
@@ -217,7 +228,12 @@ function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
       ...(timers ? { timers } : {}),
     });
   }
-  return { entryFor: (toolName) => entries.get(toolName) };
+  // An allow-list: an MCP tool the file does not name is refused like an unnamed built-in.
+  const refused: ToolPolicyEntry = { mode: 'deny', options: [] };
+  return {
+    entryFor: (toolName) =>
+      entries.get(toolName) ?? (registry.isMcpTool?.(toolName) === true ? refused : undefined),
+  };
 }
 
 /** S22: the deadline and reminders only mean something on a prompt, and only in order. */

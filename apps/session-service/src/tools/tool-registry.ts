@@ -6,6 +6,11 @@ import { writeNoteTool } from './write-note.tool';
 export interface ToolRegistry {
   get(name: string): Tool | undefined;
   list(): readonly Tool[];
+  /**
+   * Whether `name` is `<server>__<tool>` of a configured MCP server: its tools are known only
+   * once the server runs, so the policy file may name them before they are listed.
+   */
+  isMcpTool?(name: string): boolean;
 }
 
 export function builtInTools(): ToolRegistry {

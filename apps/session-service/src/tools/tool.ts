@@ -12,6 +12,8 @@ export interface ToolRunContext {
 export interface Tool {
   readonly name: string;
   readonly description: string;
+  /** The JSON Schema of its arguments, shown to the model; absent, any object. */
+  readonly parameters?: Readonly<Record<string, unknown>>;
   /** What the approver reads on the prompt. */
   describe(args: Record<string, unknown>): string;
   run(args: Record<string, unknown>, context: ToolRunContext): Promise<ToolOutcome>;

@@ -52,7 +52,7 @@ export async function continueTurn(
         turnSeq: turn.turnSeq,
         tools: sessionTools(recorder, deps)
           .list()
-          .map((t) => ({ name: t.name, description: t.description })),
+          .map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
       });
     } catch (error) {
       // A model that errs or times out fails the turn; the user is told, nothing is left open.
