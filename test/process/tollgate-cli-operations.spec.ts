@@ -436,7 +436,7 @@ describe('R9 — operator CLI: dlq list, show and replay (process)', () => {
     expect((await onSubject(streams.commands, subject)).count).toBe(1);
 
     // --all replays what is left (the output, under its output id) and refuses the rest again.
-    const all = await tollgate(['dlq', 'replay', '--all'], env);
+    const all = await tollgate(['dlq', 'replay', '--all', '--yes'], env);
     expect(all.code).toBe(1);
     expect(all.stdout).toContain(`seq=${seqs.command}: already replayed`);
     expect(all.stdout).toContain(
@@ -447,7 +447,7 @@ describe('R9 — operator CLI: dlq list, show and replay (process)', () => {
       count: 1,
       msgId: output.id,
     });
-    expect((await tollgate(['dlq', 'replay', '--all'], env)).stdout).toContain(
+    expect((await tollgate(['dlq', 'replay', '--all', '--yes'], env)).stdout).toContain(
       'replayed 0, already replayed 2, refused 2, failed 0 of 4',
     );
     expect((await onSubject(streams.commands, subject)).count).toBe(1);

@@ -8,6 +8,11 @@ export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 export interface CliIo {
   out(line: string): void;
   err(line: string): void;
+  /**
+   * Asks the person at the terminal a yes/no question; undefined when there is no terminal
+   * to ask on (a script, a pipe), which a command must take as "no".
+   */
+  confirm?(question: string): Promise<boolean | undefined>;
 }
 
 export interface CliContext {

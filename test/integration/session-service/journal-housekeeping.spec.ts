@@ -1,7 +1,11 @@
 import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
-import { pruneJournalTables } from '../../../apps/session-service/src/journal/journal-housekeeping';
+import { DLQ_MAX_AGE_DAYS } from '@tollgate/protocol';
+import {
+  PROCESSED_COMMAND_RETENTION_DAYS,
+  pruneJournalTables,
+} from '../../../apps/session-service/src/journal/journal-housekeeping';
 import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
 import { createTestSchema } from '../../support/database';
 
@@ -25,11 +29,12 @@ describe('journal housekeeping', () => {
     await schema.drop();
   });
 
-  it('keeps command ids for 7 days and sent outbox rows for a day; unsent rows stay', async () => {
+  it('X12 keeps command ids a day past the DLQ (31 days) and sent outbox rows for a day; unsent rows stay', async () => {
+    expect(PROCESSED_COMMAND_RETENTION_DAYS).toBeGreaterThan(DLQ_MAX_AGE_DAYS);
     await dataSource.query(
       `INSERT INTO processed_commands (platform, command_id, session_id, processed_at) VALUES
-        ('slack', 'fresh', 's', now() - interval '6 days 23 hours'),
-        ('slack', 'old', 's', now() - interval '7 days 1 hour')`,
+        ('slack', 'fresh', 's', now() - interval '30 days 23 hours'),
+        ('slack', 'old', 's', now() - interval '31 days 1 hour')`,
     );
     await dataSource.query(
       `INSERT INTO outbox (id, session_id, subject, payload, sent_at) VALUES

@@ -39,7 +39,7 @@ export class DeadLetterStore {
       const stored = await this.read(seq);
       if (stored === undefined) continue;
       if (this.isMarker(stored.subject)) {
-        const record = replayRecordOf(new TextDecoder().decode(stored.data));
+        const record = this.markerOf(stored);
         if (record !== undefined && !replays.has(record.dlqSeq)) replays.set(record.dlqSeq, record);
       } else {
         letters.push(deadLetterOf(toPlain(stored)));
@@ -63,7 +63,20 @@ export class DeadLetterStore {
         last_by_subj: this.nats.subjects.dlqReplayMarker(seq),
       }),
     );
-    return stored ? replayRecordOf(new TextDecoder().decode(stored.data)) : undefined;
+    return stored ? this.markerOf(stored) : undefined;
+  }
+
+  /**
+   * A marker counts only on its own subject, `<prefix>.dlq.replayed.<seq>`, which only the
+   * operator's NATS user may publish (no service can mark a copy replayed, nor un-mark one),
+   * and only for the sequence that subject names.
+   */
+  private markerOf(stored: { subject: string; data: Uint8Array }): ReplayRecord | undefined {
+    const marked = Number(
+      stored.subject.slice(`${this.nats.subjects.prefix}.dlq.replayed.`.length),
+    );
+    const record = replayRecordOf(new TextDecoder().decode(stored.data));
+    return record !== undefined && record.dlqSeq === marked ? record : undefined;
   }
 
   async publish(

@@ -1,7 +1,10 @@
 import {
+  bindingConsumer,
   DLQ_HEADERS,
   parseCommandForSubject,
   parseOutputForSubject,
+  PLATFORMS,
+  sessionServiceConsumer,
   type Subjects,
 } from '@tollgate/protocol';
 import type { DeadLetter } from './dead-letter';
@@ -37,6 +40,8 @@ export function planReplay(letter: DeadLetter, subjects: Subjects): ReplayPlan {
   }
   const subject = letter.originalSubject;
   if (subject === undefined) return refuse(`no ${DLQ_HEADERS.originalSubject} header`);
+  const confined = confinement(letter, subjects);
+  if (!confined.ok) return confined;
   const parsed = subject.startsWith(`${subjects.prefix}.cmd.`)
     ? parseCommandForSubject(subjects, subject, letter.data)
     : subject.startsWith(`${subjects.prefix}.out.`)
@@ -59,6 +64,54 @@ export function planReplay(letter: DeadLetter, subjects: Subjects): ReplayPlan {
     ),
     data: letter.data,
   };
+}
+
+/**
+ * `Tollgate-Original-Subject` is written by whoever dead-lettered the message, so it is only a
+ * claim. What is known is where the copy was stored: `<prefix>.dlq.<service>`, a subject only
+ * that service's NATS user may publish. A copy is replayed only onto what that service itself
+ * consumes (its durable's filter): a binding's onto its own platform's outputs, the
+ * session-service's onto commands. Otherwise a compromised slack-binding could plant Discord
+ * commands in its own DLQ and have the operator publish them.
+ */
+export function replayableFilter(service: string, subjects: Subjects): string | undefined {
+  const consumers = [
+    sessionServiceConsumer(subjects.prefix),
+    ...PLATFORMS.map((platform) => bindingConsumer(subjects.prefix, platform)),
+  ];
+  return consumers.find((consumer) => consumer.durable === service)?.filterSubject;
+}
+
+function confinement(letter: DeadLetter, subjects: Subjects): ReplayPlan | { ok: true } {
+  const dlqPrefix = `${subjects.prefix}.dlq.`;
+  const storedBy = letter.subject.startsWith(dlqPrefix)
+    ? letter.subject.slice(dlqPrefix.length)
+    : undefined;
+  const filter = storedBy === undefined ? undefined : replayableFilter(storedBy, subjects);
+  if (storedBy === undefined || filter === undefined) {
+    return refuse(
+      `written on ${letter.subject}, not the dead-letter subject of a service whose input the operator may replay`,
+    );
+  }
+  if (letter.service !== undefined && letter.service !== storedBy) {
+    return refuse(
+      `${DLQ_HEADERS.service} says ${JSON.stringify(letter.service)} but ${storedBy} wrote it (${letter.subject})`,
+    );
+  }
+  const subject = letter.originalSubject ?? '';
+  if (!matchesFilter(subject, filter)) {
+    return refuse(
+      `original subject ${JSON.stringify(subject)} is not what ${storedBy} consumes (${filter}); a service's dead letters replay only onto its own input`,
+    );
+  }
+  return { ok: true };
+}
+
+/** A subject against a durable's filter, which ends in `>` or names the subject exactly. */
+function matchesFilter(subject: string, filter: string): boolean {
+  if (!filter.endsWith('.>')) return subject === filter;
+  const stem = filter.slice(0, -1);
+  return subject.startsWith(stem) && subject.length > stem.length;
 }
 
 function refuse(reason: string): ReplayPlan {
