@@ -30,7 +30,8 @@ through, refuses the same at every start.
 
 Passwords are never written to the configuration. It references them as nats-server
 environment variables (NATS_PASSWORD_SESSION_SERVICE, NATS_PASSWORD_SLACK_BINDING,
-NATS_PASSWORD_DISCORD_BINDING, NATS_PASSWORD_MATTERMOST_BINDING, NATS_PASSWORD_OPERATOR),
+NATS_PASSWORD_DISCORD_BINDING, NATS_PASSWORD_MATTERMOST_BINDING, NATS_PASSWORD_APPROVAL_API,
+NATS_PASSWORD_OPERATOR),
 so the file holds no secret and can be committed and mounted as is; the same values go to
 each service as NATS_PASSWORD (docker-compose.yml wires both from .env). nats-server parses
 a referenced value as configuration, so each password must match ^[A-Za-z][A-Za-z0-9]{23,127}$;

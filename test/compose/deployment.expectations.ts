@@ -24,6 +24,10 @@ export const APP_SERVICES = {
       'MATTERMOST_PUBLIC_URL',
     ],
   },
+  'approval-api': {
+    port: 3004,
+    own: ['TOLLGATE_HOOK_HOLD_S'],
+  },
 } as const;
 
 export type AppService = keyof typeof APP_SERVICES;
@@ -60,6 +64,7 @@ export const NATS_PASSWORD_VARIABLES = [
   'NATS_PASSWORD_SLACK_BINDING',
   'NATS_PASSWORD_DISCORD_BINDING',
   'NATS_PASSWORD_MATTERMOST_BINDING',
+  'NATS_PASSWORD_APPROVAL_API',
   'NATS_PASSWORD_OPERATOR',
 ] as const;
 
