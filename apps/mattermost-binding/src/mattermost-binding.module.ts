@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import { ChannelMembership } from './inbound/channel-membership.cache';
 import { MattermostActionsController } from './inbound/mattermost-actions.controller';
 import { MattermostCommandsController } from './inbound/mattermost-commands.controller';
+import { UserNames } from './inbound/user-names.cache';
+import { VerifyTypedAnswer } from './inbound/verify-typed-answer.usecase';
 import { MIGRATIONS } from './migrations';
 import type { MattermostBindingConfig } from './mattermost-binding.config';
 import { MATTERMOST_CONFIG } from './mattermost-binding.tokens';
@@ -17,11 +19,13 @@ import { MattermostPlatformAdapter } from './platform/mattermost-platform.adapte
 
 /**
  * How long a membership answer is believed, and how many are kept: long enough that a burst
- * of clicks costs one lookup, short enough that someone removed from a channel soon stops
- * answering its prompts (docs/protocol.md §5: "cached briefly").
+ * of clicks costs one lookup, short enough that someone removed from a channel stops
+ * answering its prompts within seconds (docs/protocol.md §5: "cached briefly", X13: 5 s).
  */
-const MEMBERSHIP_TTL_MS = 30_000;
+export const MEMBERSHIP_TTL_MS = 5_000;
 const MEMBERSHIP_MAX_ENTRIES = 10_000;
+/** Names authorize nothing: remembered longer, so answers cost no lookup each. */
+const USER_NAME_TTL_MS = 5 * 60_000;
 
 @Module({})
 export class MattermostBindingModule {
@@ -39,6 +43,14 @@ export class MattermostBindingModule {
         drainMs: config.TOLLGATE_DRAIN_MS,
       }),
     });
+    const membership = new ChannelMembership(
+      (channelId, userId) => adapter.isChannelMember(channelId, userId),
+      { ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_MAX_ENTRIES },
+    );
+    const names = new UserNames((userId) => adapter.userName(userId), {
+      ttlMs: USER_NAME_TTL_MS,
+      maxEntries: MEMBERSHIP_MAX_ENTRIES,
+    });
     return {
       module: MattermostBindingModule,
       imports: [
@@ -55,12 +67,15 @@ export class MattermostBindingModule {
       controllers: [MattermostActionsController, MattermostCommandsController],
       providers: [
         { provide: MATTERMOST_CONFIG, useValue: config },
+        { provide: ChannelMembership, useValue: membership },
+        { provide: UserNames, useValue: names },
         {
-          provide: ChannelMembership,
-          useValue: new ChannelMembership(
-            (channelId, userId) => adapter.isChannelMember(channelId, userId),
-            { ttlMs: MEMBERSHIP_TTL_MS, maxEntries: MEMBERSHIP_MAX_ENTRIES },
-          ),
+          provide: VerifyTypedAnswer,
+          useValue: new VerifyTypedAnswer({
+            readPost: (postId) => adapter.readPost(postId),
+            isMember: (channelId, userId) => membership.isMember(channelId, userId),
+            nameOf: (userId) => names.nameOf(userId),
+          }),
         },
       ],
     };

@@ -140,6 +140,29 @@ describe('MattermostApiFake through the real Client4', () => {
     });
   });
 
+  it('X13 answers a person and a post by id as Client4.getUser and getPost read them', async () => {
+    fake.addChannelMembers(CHANNEL, ['member1', 'member2']);
+    fake.setUsername('member1', 'alice');
+    await expect(client.getUser('member1')).resolves.toMatchObject({
+      id: 'member1',
+      username: 'alice',
+    });
+    await expect(client.getUser('member2')).resolves.toMatchObject({ username: 'member2' });
+    await expect(client.getUser('nobody')).rejects.toMatchObject({ status_code: 404 });
+    const id = fake.addUserPost({ channel_id: CHANNEL, user_id: 'member1', message: 'yes' });
+    await expect(client.getPost(id)).resolves.toMatchObject({
+      id,
+      user_id: 'member1',
+      channel_id: CHANNEL,
+      message: 'yes',
+    });
+    expect(fake.callsTo('getUser').map((c) => c.path)).toEqual([
+      '/api/v4/users/member1',
+      '/api/v4/users/member2',
+      '/api/v4/users/nobody',
+    ]);
+  });
+
   it('fails the next calls as told: 5xx, 429 with Retry-After, refusal; scoped to a replica', async () => {
     const replica = clientFor(fake.apiUrlFor('r1'));
     fake.failNext('createPost', { status: 503 });

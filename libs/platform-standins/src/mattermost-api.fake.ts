@@ -45,6 +45,7 @@ export type MattermostRoute =
   | 'createPostEphemeral'
   | 'getChannelMember'
   | 'getMe'
+  | 'getUser'
   | 'unknown';
 
 export interface MattermostApiCall {
@@ -158,6 +159,8 @@ export class MattermostApiFake {
   private ephemeralLog: MattermostEphemeral[] = [];
   /** Channel id → the ids of its members. */
   private memberships = new Map<string, Set<string>>();
+  /** User id → username, for people given one; any other member's username is their id. */
+  private usernames = new Map<string, string>();
   private readonly faults = new FaultQueue<MattermostRoute, MattermostFault>();
   private latencyMs = 0;
   // Never reset: a time handed out before reset() must stay ordered after it.
@@ -210,6 +213,7 @@ export class MattermostApiFake {
     this.pendingPostIds = new Map();
     this.ephemeralLog = [];
     this.memberships = new Map();
+    this.usernames = new Map();
     this.faults.clear();
     this.latencyMs = 0;
     this.editTimeLimitMs = undefined;
@@ -277,6 +281,11 @@ export class MattermostApiFake {
     const members = this.memberships.get(channelId) ?? new Set<string>();
     for (const userId of userIds) members.add(userId);
     this.memberships.set(channelId, members);
+  }
+
+  /** Gives a person a username, as `GET /users/{user_id}` answers it. */
+  setUsername(userId: string, username: string): void {
+    this.usernames.set(userId, username);
   }
 
   removeChannelMember(channelId: string, userId: string): void {
@@ -428,6 +437,8 @@ export class MattermostApiFake {
         return this.ephemeral(record);
       case 'getChannelMember':
         return this.channelMember(parts[1], parts[3]);
+      case 'getUser':
+        return this.user(parts[1]);
       default:
         return error(404, 'api.context.404.app_error', `no route ${rest}`);
     }
@@ -560,6 +571,28 @@ export class MattermostApiFake {
     });
   }
 
+  /**
+   * A person as the server shows them to a bot: anyone with a username, or a member of some
+   * channel (the bot itself too); 404 for anyone else, as the server answers an unknown id.
+   */
+  private user(userId: string): Answer {
+    const known =
+      userId === this.config.botUserId ||
+      this.usernames.has(userId) ||
+      [...this.memberships.values()].some((members) => members.has(userId));
+    if (!known) return error(404, 'app.user.missing_account.const', 'Unable to find the user.');
+    const username =
+      userId === this.config.botUserId
+        ? this.config.botUsername
+        : (this.usernames.get(userId) ?? userId);
+    return ok(200, {
+      id: userId,
+      username,
+      delete_at: 0,
+      is_bot: userId === this.config.botUserId,
+    });
+  }
+
   private ephemeral(body: Record<string, unknown>): Answer {
     const user = str(body.user_id);
     const post = (body.post ?? {}) as Record<string, unknown>;
@@ -637,6 +670,7 @@ function routeOf(method: string, rest: string): MattermostRoute {
   if (method === 'POST' && path === 'posts') return 'createPost';
   if (method === 'POST' && path === 'posts/ephemeral') return 'createPostEphemeral';
   if (method === 'GET' && path === 'users/me') return 'getMe';
+  if (method === 'GET' && /^users\/[^/]+$/.test(path)) return 'getUser';
   if (method === 'PUT' && /^posts\/[^/]+$/.test(path)) return 'updatePost';
   if (method === 'PUT' && /^posts\/[^/]+\/patch$/.test(path)) return 'patchPost';
   if (method === 'GET' && /^posts\/[^/]+$/.test(path)) return 'getPost';

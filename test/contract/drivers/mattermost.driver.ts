@@ -9,7 +9,13 @@ import {
   type MattermostRoute,
   type PostAction,
 } from '@tollgate/platform-standins';
-import { actionCallbackBody, slashCommandBody, tamperedContext } from '@tollgate/platform-standins';
+import {
+  actionCallbackBody,
+  outgoingWebhookBody,
+  slashCommandBody,
+  tamperedContext,
+} from '@tollgate/platform-standins';
+import { readAnswerWord } from '@tollgate/binding-core';
 import { alice, bob } from '../../support/commands';
 import { uniqueToken } from '../../support/unique';
 import type {
@@ -76,6 +82,10 @@ export class MattermostDriver implements PlatformDriver {
 
   async start(options: { port?: number } = {}): Promise<void> {
     await this.fake.start(options);
+    // The binding names approvers as the server does (X13), so the server knows their names.
+    for (const person of [alice, bob]) {
+      if (person.displayName) this.fake.setUsername(person.id, person.displayName);
+    }
   }
 
   async stop(): Promise<void> {
@@ -273,8 +283,34 @@ export class MattermostDriver implements PlatformDriver {
     sender: Person,
     signing: Signing = 'valid',
   ): Promise<Response> {
+    const token = signing === 'valid' ? COMMAND_TOKEN : `${signing}-${COMMAND_TOKEN}`;
+    // An answer is typed as a reply in the thread (a slash command cannot answer, X13): a real
+    // post, which the server's outgoing webhook reports by its id.
+    if (readAnswerWord(text) !== undefined) {
+      const trigger = '@tollgate';
+      const postId = this.fake.addUserPost({
+        channel_id: conversation.channelId,
+        user_id: sender.id,
+        message: `${trigger} ${text}`,
+        ...(conversation.threadId ? { root_id: conversation.threadId } : {}),
+      });
+      return this.postCommand(
+        bindingUrl,
+        outgoingWebhookBody({
+          token,
+          teamId: conversation.workspaceId,
+          channelId: conversation.channelId,
+          userId: sender.id,
+          ...(sender.displayName ? { userName: sender.displayName } : {}),
+          postId,
+          text,
+          triggerWord: trigger,
+          ...(conversation.threadId ? { rootId: conversation.threadId } : {}),
+        }),
+      );
+    }
     const form = slashCommandBody({
-      token: signing === 'valid' ? COMMAND_TOKEN : `${signing}-${COMMAND_TOKEN}`,
+      token,
       teamId: conversation.workspaceId,
       channelId: conversation.channelId,
       userId: sender.id,
@@ -282,6 +318,10 @@ export class MattermostDriver implements PlatformDriver {
       text,
       ...(conversation.threadId ? { rootId: conversation.threadId } : {}),
     });
+    return this.postCommand(bindingUrl, form);
+  }
+
+  private postCommand(bindingUrl: string, form: URLSearchParams): Promise<Response> {
     return fetch(`${bindingUrl}/mattermost/commands`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

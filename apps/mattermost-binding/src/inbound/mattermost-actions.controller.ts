@@ -16,6 +16,7 @@ import { verifyActionContext } from './action-signature';
 import { ChannelMembership } from './channel-membership.cache';
 import { checkClick, type ClickCheck } from './mattermost-click.rules';
 import { mattermostCommandId } from './mattermost-command-id';
+import { UserNames } from './user-names.cache';
 import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
 import { type MattermostAction, mattermostActionSchema } from './mattermost-inbound.schema';
 
@@ -42,6 +43,7 @@ export class MattermostActionsController {
     private readonly forwardClick: ForwardClick,
     private readonly prompts: PromptJournalRepository,
     private readonly membership: ChannelMembership,
+    private readonly names: UserNames,
     @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
     private readonly refusals: InboundRefusals,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
@@ -55,7 +57,6 @@ export class MattermostActionsController {
     if (!verdict.ok) this.refuse(verdict.reason);
     const { sessionId, callId, optionKey } = verdict.context;
     const log = this.logger.child({ platform: 'mattermost', sessionId, callId });
-    const userName = str(body?.user_name);
     let check: ClickCheck;
     try {
       check = checkClick(
@@ -87,6 +88,8 @@ export class MattermostActionsController {
         log.warn('refused a Mattermost action by someone not in the channel');
         return { ephemeral_text: NOT_A_MEMBER_NOTICE };
       }
+      // The body's user_name is unsigned: the approver's name is the server's (X13).
+      const userName = await this.names.nameOf(userId);
       const result = await this.forwardClick.execute({
         promptRef,
         optionKey,

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { JournaledPrompt, MessageRef } from '@tollgate/binding-core';
 import type { ActionContext } from './action-signature';
+import { MATTERMOST_ID_PATTERN } from './mattermost-id';
 
 /** The parts of an action callback the binding reads besides the context; all untrusted. */
 export interface ClickRequest {
@@ -34,12 +35,6 @@ export type ClickRefusal =
   | 'wrong_post';
 
 /**
- * Mattermost user ids are 26 lowercase letters and digits; this is looser (test fakes use
- * readable ids) but keeps anything out that could change the path of the membership lookup.
- */
-const USER_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
-/**
  * A click is believed only for the post the journal tracks for that prompt, with the nonce
  * that post was made with: a context captured from it answers nothing on another post, in
  * another channel, or once the prompt was posted again. `user_id` is not trusted for anything
@@ -51,7 +46,7 @@ export function checkClick(
   journaled: JournaledPrompt | undefined,
 ): ClickCheck {
   const { userId, postId, channelId } = request;
-  if (!userId || !USER_ID_PATTERN.test(userId) || !postId || !channelId) {
+  if (!userId || !MATTERMOST_ID_PATTERN.test(userId) || !postId || !channelId) {
     return { kind: 'refuse', reason: 'incomplete_request' };
   }
   if (journaled?.postNonce === undefined || !sameText(journaled.postNonce, context.nonce)) {

@@ -38,3 +38,5 @@ export const mattermostCommandSchema = z.object({
   post_id: id,
   root_id: id,
 });
+
+export type MattermostCommand = z.infer<typeof mattermostCommandSchema>;

@@ -189,6 +189,35 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     }
   }
 
+  /**
+   * A post as the server holds it, read with the bot's own token: what a typed answer is
+   * checked against (its body is only the command token's word). Undefined when the server
+   * says there is no such post or the bot may not see it.
+   */
+  async readPost(postId: string): Promise<Post | undefined> {
+    try {
+      return await this.client.getPost(postId);
+    } catch (error) {
+      if (error instanceof MattermostApiError && NOT_A_MEMBER.has(error.httpStatus)) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  /** A person's username as the server has it; undefined for a user it does not know. */
+  async userName(userId: string): Promise<string | undefined> {
+    try {
+      const user = await this.client.getUser(userId);
+      return user.id === userId && user.username ? user.username : undefined;
+    } catch (error) {
+      if (error instanceof MattermostApiError && NOT_A_MEMBER.has(error.httpStatus)) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
   classifyFailure(error: unknown): PlatformFailure {
     // A bug, not an outage: no retry gives the prompt a nonce.
     if (error instanceof MissingPostNonce)

@@ -4,14 +4,17 @@ import {
   type FakeMattermostPost,
   MattermostApiFake,
   type MattermostApiFakeSnapshot,
+  outgoingWebhookBody,
   type PostAction,
   slashCommandBody,
 } from '@tollgate/platform-standins';
+import { readAnswerWord } from '@tollgate/binding-core';
 import { z } from 'zod';
 import { PEOPLE, type PersonKey, personById } from './sandbox-people';
 import type { PanelMessage, PanelPart, PanelView, SandboxPlatform } from './sandbox-platform.port';
 
 const CHANNEL = 'sandboxchannel000000000000';
+const TRIGGER_WORD = '@tollgate';
 const refSchema = z.strictObject({ postId: z.string().max(64), actionId: z.string().max(128) });
 
 interface MattermostSandboxState {
@@ -24,7 +27,8 @@ interface MattermostSandboxState {
 /**
  * Mattermost in the sandbox: one channel whose members are Alice and Bob, one thread started by
  * the first message. A message is the `/ask` slash command typed in the thread (form body with
- * the command's token) at /mattermost/commands; a click is what the server does with a button:
+ * the command's token) at /mattermost/commands, and an answer word a reply in the thread that
+ * the outgoing webhook reports by its post id (a slash command cannot answer); a click is what the server does with a button:
  * it POSTs the action's stored integration context, which no client ever sees, to the stored
  * integration URL. The reply's `ephemeral_text` is shown to the clicker alone.
  */
@@ -41,6 +45,10 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
       CHANNEL,
       Object.values(PEOPLE).map((p) => p.ids.mattermost),
     );
+    // The binding names approvers as the server does, never as a request says.
+    for (const person of Object.values(PEOPLE)) {
+      this.standin.setUsername(person.ids.mattermost, person.name.toLowerCase());
+    }
   }
 
   async stop(): Promise<void> {
@@ -59,15 +67,19 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
 
   async say(bindingUrl: string, person: PersonKey, text: string): Promise<number> {
     const { ids, name } = PEOPLE[person];
-    // What the person typed, shown in the thread; the first message roots it.
+    // An answer word is a reply in the thread, reported by the outgoing webhook (a slash
+    // command cannot answer); anything else is `/ask`. Either is shown in the thread, and the
+    // first message roots it.
+    const typedAnswer = readAnswerWord(text) !== undefined;
+    const message = typedAnswer ? `${TRIGGER_WORD} ${text}` : `/ask ${text}`;
     const posted = this.standin.addUserPost({
       channel_id: CHANNEL,
       user_id: ids.mattermost,
-      message: `/ask ${text}`,
+      message,
       ...(this.rootId ? { root_id: this.rootId } : {}),
     });
     this.rootId ??= posted;
-    const form = slashCommandBody({
+    const common = {
       token: this.commandToken,
       teamId: this.standin.identity.teamId,
       channelId: CHANNEL,
@@ -75,7 +87,10 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
       userName: name.toLowerCase(),
       text,
       rootId: this.rootId,
-    });
+    };
+    const form = typedAnswer
+      ? outgoingWebhookBody({ ...common, postId: posted, triggerWord: TRIGGER_WORD })
+      : slashCommandBody(common);
     const response = await fetch(`${bindingUrl}/mattermost/commands`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
