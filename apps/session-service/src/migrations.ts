@@ -1,4 +1,5 @@
 import { ToolGrants1764633600000 } from './grants/tool-grants.migration';
+import { ToolGrantsPerClient1796083200000 } from './grants/tool-grants-per-client.migration';
 import { ToolGrantsPerPerson1795998600000 } from './grants/tool-grants-per-person.migration';
 import { SESSION_SERVICE_MIGRATIONS } from './journal/session-journal.migration';
 
@@ -7,4 +8,5 @@ export const MIGRATIONS = [
   ...SESSION_SERVICE_MIGRATIONS,
   ToolGrants1764633600000,
   ToolGrantsPerPerson1795998600000,
+  ToolGrantsPerClient1796083200000,
 ];

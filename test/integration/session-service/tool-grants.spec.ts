@@ -12,6 +12,8 @@ import {
   SessionGiven,
   SOMEONE_ELSE,
 } from '../../../apps/session-service/src/session/domain/testing/session-given';
+import { AgentSessionGiven } from '../../../apps/session-service/src/session/domain/testing/agent-session-given';
+import { approvalId, clientId } from '../../../libs/protocol/src/testing/approval-fixtures';
 import { createTestSchema, type TestSchema } from '../../support/database';
 
 /** The fixtures' conversation: slack, workspace T0001. */
@@ -75,6 +77,31 @@ describe('tool grants table ("Always allow", per person, tool, platform and work
 
   beforeEach(async () => {
     await dataSource.query(`DELETE FROM tool_grants`);
+  });
+
+  it('A2 an "Always allow" given on an API prompt covers that approver and client only, never the chat nor another client', async () => {
+    const session = new AgentSessionGiven();
+    await session.request({ approvers: [REQUESTER, SOMEONE_ELSE] });
+    const decision = await session.respond(approvalId, 'approve_always', { sender: SOMEONE_ELSE });
+    await dataSource.transaction((manager) =>
+      projectAlwaysGrants(manager, decision.state, session.journal.slice(-1)),
+    );
+
+    const where = inWorkspace({ channelId: 'C0001' });
+    await expect(grants.isAlwaysAllowed(where, SOMEONE_ELSE.id, 'Bash', clientId)).resolves.toBe(
+      true,
+    );
+    await expect(grants.isAlwaysAllowed(where, REQUESTER.id, 'Bash', clientId)).resolves.toBe(
+      false,
+    );
+    await expect(
+      grants.isAlwaysAllowed(where, SOMEONE_ELSE.id, 'Bash', 'cli_ffffffffffffffffffffffff'),
+    ).resolves.toBe(false);
+    // The session's own chat turns ('' is the chat's scope) are not covered either.
+    await expect(grants.isAlwaysAllowed(where, SOMEONE_ELSE.id, 'Bash')).resolves.toBe(false);
+    expect((await grants.list({ clientId })).map((g) => [g.personId, g.toolName])).toEqual([
+      [SOMEONE_ELSE.id, 'Bash'],
+    ]);
   });
 
   it('X2 an approve_always answer allows the tool for the approver only, in that workspace', async () => {
@@ -174,8 +201,10 @@ describe('X2 migrating workspace-wide grants to per-person grants', () => {
   afterAll(() => schema.drop());
 
   it('X2 keeps a row as its granter’s grant when the journal holds that answer, drops the rest', async () => {
-    const before = MIGRATIONS.filter((m) => m.name !== 'ToolGrantsPerPerson1795998600000');
-    expect(before).toHaveLength(MIGRATIONS.length - 1);
+    // Every migration before this one (later ones, such as the per-client key, need its shape).
+    const at = MIGRATIONS.findIndex((m) => m.name === 'ToolGrantsPerPerson1795998600000');
+    const before = MIGRATIONS.slice(0, at);
+    expect(at).toBeGreaterThan(0);
     const old = await migrated(schema, before);
     try {
       // A journaled approve_always answer by Ada for write_note (what the old service wrote).

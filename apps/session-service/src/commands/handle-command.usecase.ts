@@ -1,3 +1,10 @@
+import { isAgentSessionId } from '@tollgate/protocol';
+import {
+  decideApiResponse,
+  decideApiUndeliverable,
+  decideApprovalCancel,
+  decideApprovalRequest,
+} from '../session/domain/api-approval.decider';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
 import { failTurnInFlight } from '../session/domain/turn-runner';
@@ -28,12 +35,21 @@ export class HandleCommand {
         switch (command.type) {
           case 'UserMessage':
             return decideUserMessage(recorder, command, this.deps);
+          // An agent session's prompts are API approvals: no turn, no model, no tool (A2).
           case 'ToolInteractionResponse':
-            return decideResponse(recorder, command, this.deps);
+            return isAgentSessionId(command.sessionId)
+              ? decideApiResponse(recorder, command)
+              : decideResponse(recorder, command, this.deps);
           case 'JoinSession':
             return decideJoin(recorder, command);
           case 'ToolInteractionUndeliverable':
-            return decideUndeliverable(recorder, command, this.deps);
+            return isAgentSessionId(command.sessionId)
+              ? decideApiUndeliverable(recorder, command)
+              : decideUndeliverable(recorder, command, this.deps);
+          case 'ApprovalRequest':
+            return decideApprovalRequest(recorder, command, this.deps);
+          case 'ApprovalCancel':
+            return decideApprovalCancel(recorder, command);
           case 'SubAgentTask':
             return decideSubAgentTask(recorder, command, this.deps);
           case 'SubAgentResult':
@@ -42,7 +58,7 @@ export class HandleCommand {
             return decideSubAgentAbandon(recorder, command);
         }
       },
-      command.type === 'ToolInteractionResponse' ? { ...options, callId: command.callId } : options,
+      { ...options, ...callOf(command) },
     );
   }
 
@@ -60,5 +76,18 @@ export class HandleCommand {
       },
       options,
     );
+  }
+}
+
+/** The call whose settled state the decision needs loaded (a late click, a repeated approval). */
+function callOf(command: SessionCommand): { callId?: string } {
+  switch (command.type) {
+    case 'ToolInteractionResponse':
+      return { callId: command.callId };
+    case 'ApprovalRequest':
+    case 'ApprovalCancel':
+      return { callId: command.approvalId };
+    default:
+      return {};
   }
 }

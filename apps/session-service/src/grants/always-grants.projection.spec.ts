@@ -22,6 +22,7 @@ describe('"Always allow" answers become grants of the person who gave them', () 
         workspaceId: 'T0001',
         personId: REQUESTER.id,
         toolName: 'write_note',
+        clientId: '',
         grantedBy: REQUESTER,
         sessionId,
         grantedAt: at,

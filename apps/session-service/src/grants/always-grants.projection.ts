@@ -11,6 +11,8 @@ export interface AlwaysGrant {
   readonly workspaceId: string;
   readonly personId: string;
   readonly toolName: string;
+  /** `''` for a grant given in chat; the approval API client's id for one given on its prompt. */
+  readonly clientId: string;
   readonly grantedBy: Person;
   readonly sessionId: string;
   /** When the answer was journaled: a revocation only yields to an answer given after it. */
@@ -29,6 +31,28 @@ export function alwaysGrantsIn(
   const conversation = session.conversation;
   if (!conversation) return [];
   return events.flatMap(({ event, occurredAt }): AlwaysGrant[] => {
+    if (event.type === 'ApiApprovalDecided') {
+      // A2: the approver's grant for this client and tool only, where the prompt was.
+      const { decision } = event;
+      if (decision?.option !== 'approve_always' || decision.via === 'grant') return [];
+      return [
+        {
+          platform: event.conversation.platform,
+          workspaceId: event.conversation.workspaceId,
+          personId: decision.by.id,
+          toolName: event.tool,
+          clientId: event.clientId,
+          grantedBy: {
+            id: decision.by.id,
+            ...(decision.by.displayName === undefined
+              ? {}
+              : { displayName: decision.by.displayName }),
+          },
+          sessionId: session.sessionId,
+          grantedAt: occurredAt,
+        },
+      ];
+    }
     if (event.type !== 'ToolApprovalResolved') return [];
     if (event.optionKey !== 'approve_always' || !event.approved) return [];
     const call = session.requested[event.callId];
@@ -39,6 +63,7 @@ export function alwaysGrantsIn(
         workspaceId: conversation.workspaceId,
         personId: event.resolvedBy.id,
         toolName: call.request.toolName,
+        clientId: '',
         grantedBy: event.resolvedBy,
         sessionId: session.sessionId,
         grantedAt: occurredAt,
@@ -63,7 +88,7 @@ export async function projectAlwaysGrants(
   const grants = [
     ...new Map(
       alwaysGrantsIn(session, events).map((g) => [
-        JSON.stringify([g.platform, g.workspaceId, g.personId, g.toolName]),
+        JSON.stringify([g.platform, g.workspaceId, g.personId, g.toolName, g.clientId]),
         g,
       ]),
     ).values(),
@@ -71,10 +96,11 @@ export async function projectAlwaysGrants(
   if (grants.length === 0) return;
   await manager.query(
     `INSERT INTO tool_grants
-       (platform, workspace_id, person_id, tool_name, granted_by, session_id, granted_at)
+       (platform, workspace_id, person_id, tool_name, granted_by, session_id, granted_at,
+        client_id)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[],
-                          $6::text[], $7::timestamptz[])
-     ON CONFLICT (platform, workspace_id, person_id, tool_name) DO UPDATE
+                          $6::text[], $7::timestamptz[], $8::text[])
+     ON CONFLICT (platform, workspace_id, person_id, tool_name, client_id) DO UPDATE
        SET granted_by = EXCLUDED.granted_by,
            session_id = EXCLUDED.session_id,
            granted_at = EXCLUDED.granted_at,
@@ -88,6 +114,7 @@ export async function projectAlwaysGrants(
       grants.map((g) => toJsonbText(g.grantedBy)),
       grants.map((g) => g.sessionId),
       grants.map((g) => g.grantedAt),
+      grants.map((g) => g.clientId),
     ],
   );
 }

@@ -8,6 +8,8 @@ export interface GrantFilter {
   readonly workspaceId?: string;
   readonly personId?: string;
   readonly toolName?: string;
+  /** `''` for grants given in chat; an approval API client's id for that client's. */
+  readonly clientId?: string;
 }
 
 export interface GrantRecord {
@@ -15,6 +17,7 @@ export interface GrantRecord {
   readonly workspaceId: string;
   readonly personId: string;
   readonly toolName: string;
+  readonly clientId: string;
   readonly grantedBy: Person;
   readonly sessionId: string;
   readonly grantedAt: Date;
@@ -25,6 +28,7 @@ interface GrantRow {
   workspace_id: string;
   person_id: string;
   tool_name: string;
+  client_id: string;
   granted_by: Person;
   session_id: string;
   granted_at: Date;
@@ -34,8 +38,9 @@ interface GrantRow {
 const MATCHES = `($1::text IS NULL OR platform = $1)
   AND ($2::text IS NULL OR workspace_id = $2)
   AND ($3::text IS NULL OR person_id = $3)
-  AND ($4::text IS NULL OR tool_name = $4)`;
-const COLUMNS = `platform, workspace_id, person_id, tool_name, granted_by, session_id, granted_at`;
+  AND ($4::text IS NULL OR tool_name = $4)
+  AND ($5::text IS NULL OR client_id = $5)`;
+const COLUMNS = `platform, workspace_id, person_id, tool_name, client_id, granted_by, session_id, granted_at`;
 
 /**
  * `tool_grants` (written by `projectAlwaysGrants`): the session consults it, operators list
@@ -50,14 +55,15 @@ export class ToolGrantsRepository implements ToolGrants {
     conversation: Conversation,
     personId: string,
     toolName: string,
+    clientId = '',
   ): Promise<boolean> {
     const rows: unknown[] = await (
       await this.dataSource()
     ).query(
       `SELECT 1 FROM tool_grants
        WHERE platform = $1 AND workspace_id = $2 AND person_id = $3 AND tool_name = $4
-         AND revoked_at IS NULL`,
-      [conversation.platform, conversation.workspaceId, personId, toolName],
+         AND client_id = $5 AND revoked_at IS NULL`,
+      [conversation.platform, conversation.workspaceId, personId, toolName, clientId],
     );
     return rows.length > 0;
   }
@@ -68,7 +74,7 @@ export class ToolGrantsRepository implements ToolGrants {
       await this.dataSource()
     ).query(
       `SELECT ${COLUMNS} FROM tool_grants WHERE revoked_at IS NULL AND ${MATCHES}
-       ORDER BY platform, workspace_id, person_id, tool_name`,
+       ORDER BY platform, workspace_id, person_id, tool_name, client_id`,
       parameters(filter),
     );
     return rows.map(toRecord);
@@ -93,6 +99,7 @@ function parameters(filter: GrantFilter): (string | null)[] {
     filter.workspaceId ?? null,
     filter.personId ?? null,
     filter.toolName ?? null,
+    filter.clientId ?? null,
   ];
 }
 
@@ -102,6 +109,7 @@ function toRecord(row: GrantRow): GrantRecord {
     workspaceId: row.workspace_id,
     personId: row.person_id,
     toolName: row.tool_name,
+    clientId: row.client_id,
     grantedBy: row.granted_by,
     sessionId: row.session_id,
     grantedAt: new Date(row.granted_at),
@@ -109,6 +117,7 @@ function toRecord(row: GrantRow): GrantRecord {
 }
 
 function byKey(a: GrantRecord, b: GrantRecord): number {
-  const key = (g: GrantRecord) => [g.platform, g.workspaceId, g.personId, g.toolName].join('\n');
+  const key = (g: GrantRecord) =>
+    [g.platform, g.workspaceId, g.personId, g.toolName, g.clientId].join('\n');
   return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 }

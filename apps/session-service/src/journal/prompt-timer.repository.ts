@@ -27,11 +27,18 @@ export async function schedulePromptTimers(
   events: readonly RecordedEvent[],
 ): Promise<void> {
   const rows = events.flatMap(({ event }) => {
-    if (event.type !== 'ToolApprovalRequested' || !event.timers) return [];
-    const { remindAt, deadline } = event.timers;
+    const requested =
+      event.type === 'ToolApprovalRequested'
+        ? { callId: event.callId, timers: event.timers }
+        : event.type === 'ApiApprovalRequested' && event.request !== undefined
+          ? { callId: event.approvalId, timers: event.timers }
+          : undefined;
+    if (!requested?.timers) return [];
+    const { callId } = requested;
+    const { remindAt, deadline } = requested.timers;
     return [
       ...remindAt.map((dueAt, i) => ({
-        callId: event.callId,
+        callId,
         kind: 'reminder',
         n: i + 1,
         dueAt,
@@ -40,7 +47,7 @@ export async function schedulePromptTimers(
       ...(deadline
         ? [
             {
-              callId: event.callId,
+              callId,
               kind: 'deadline',
               n: 0,
               dueAt: deadline.at,

@@ -1,11 +1,23 @@
 import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
-import { type Output, outputSubject, platformOfSessionId, type Subjects } from '@tollgate/protocol';
+import {
+  type ApprovalDecided,
+  approvalDecidedId,
+  type Output,
+  outputSubject,
+  platformOfSessionId,
+  PROTOCOL_VERSION,
+  type Subjects,
+} from '@tollgate/protocol';
 import { type DataSource, type EntityManager, QueryFailedError, type QueryRunner } from 'typeorm';
-import { pendingCalls } from '../session/domain/approval-turn';
 import { HISTORY_EVENT_TYPES, type HistorySource } from '../session/domain/provider-history';
 import type { JournaledEvent, SessionEvent } from '../session/domain/session-event';
 import { type OutputDraft, SessionRecorder } from '../session/domain/session-recorder';
-import { evolve, initialSessionState, type SessionState } from '../session/domain/session-state';
+import {
+  evolve,
+  initialSessionState,
+  pendingPrompts,
+  type SessionState,
+} from '../session/domain/session-state';
 import { projectAlwaysGrants } from '../grants/always-grants.projection';
 import { type Failpoint, noFailpoint } from './failpoint';
 import type { SessionCommand, SubAgentCommand, SubAgentParent } from '../session/domain/sub-agent';
@@ -20,7 +32,7 @@ const MAX_CONFLICT_RETRIES = 5;
  * format are ignored and the journal replayed, so a parked batch never depends on a cached
  * shape an older version wrote.
  */
-export const STATE_FORMAT = 5;
+export const STATE_FORMAT = 6;
 
 export type DecisionResult =
   | { readonly kind: 'duplicate' }
@@ -196,6 +208,7 @@ export class SessionStore {
         ...r.recorded.flatMap((e) => e.outputs),
         ...r.unjournaledOutputs,
       ]);
+      const decisions = recorders.flatMap((r) => r.recorded.flatMap((e) => e.decisions ?? []));
       if (events.length > 0) {
         await this.append(manager, events);
         await this.project(manager, recorders);
@@ -205,8 +218,8 @@ export class SessionStore {
           recorders.map((r) => ({ state: r.current, settledBefore: {} })),
         );
       }
-      if (outputs.length > 0) {
-        await this.enqueue(manager, outputs);
+      if (outputs.length > 0 || decisions.length > 0) {
+        await this.enqueue(manager, outputs, decisions);
       }
       return { sessions: recorders.length, outputs: outputs.length, failed };
     });
@@ -300,7 +313,11 @@ export class SessionStore {
         [sessionId],
       );
       const started = last?.started
-        ? fromJsonbValue<{ conversation?: unknown; parent?: SubAgentParent }>(last.started)
+        ? fromJsonbValue<{
+            conversation?: unknown;
+            parent?: SubAgentParent;
+            apiClientId?: string;
+          }>(last.started)
         : {};
       const conversation = started.conversation;
       let dispatched: InboxEntry[] = [];
@@ -314,6 +331,22 @@ export class SessionStore {
         };
         const recorder = new SessionRecorder(base, this.now());
         const reasonText = reason.slice(0, 500);
+        const { apiClientId } = started;
+        // A2: each API approval that can no longer be answered ends as expired for its agent.
+        const decisions = (apiClientId === undefined ? [] : pending).map(
+          (approvalId): ApprovalDecided => ({
+            type: 'ApprovalDecided',
+            v: PROTOCOL_VERSION,
+            id: approvalDecidedId(approvalId),
+            occurredAt: recorder.clock,
+            sessionId,
+            approvalId,
+            clientId: apiClientId ?? '',
+            status: 'expired',
+            decision: null,
+            decidedAt: recorder.clock,
+          }),
+        );
         recorder.record(
           { type: 'SessionQuarantined', reason: reasonText, expiredCallIds: pending },
           [
@@ -335,7 +368,7 @@ export class SessionStore {
           recorder.recorded.map((e) => ({ ...e, sessionId })),
         );
         const outputs = recorder.recorded.flatMap((e) => e.outputs);
-        await this.enqueue(manager, outputs);
+        await this.enqueue(manager, outputs, decisions);
         if (started.parent) {
           // The parent's `delegate` call fails with a reason its model sees (S21).
           dispatched = await this.dispatch(manager, [
@@ -491,6 +524,7 @@ export class SessionStore {
       ...events.flatMap((r) => r.outputs),
       ...recorder.unjournaledOutputs.slice(from.unjournaled),
     ];
+    const decisions = events.flatMap((r) => r.decisions ?? []);
     if (events.length > 0) {
       await this.append(
         manager,
@@ -503,8 +537,8 @@ export class SessionStore {
       await projectAlwaysGrants(manager, recorder.current, events);
       await schedulePromptTimers(manager, sessionId, events);
     }
-    if (outputs.length > 0) {
-      await this.enqueue(manager, outputs);
+    if (outputs.length > 0 || decisions.length > 0) {
+      await this.enqueue(manager, outputs, decisions);
     }
     const dispatched = await this.dispatch(
       manager,
@@ -605,7 +639,7 @@ export class SessionStore {
   ): Promise<void> {
     const ids = recorders.map((r) => r.current.sessionId);
     const pending = recorders.flatMap((r) =>
-      pendingCalls(r.current.turn).map((p) => ({ sessionId: r.current.sessionId, ...p })),
+      pendingPrompts(r.current).map((p) => ({ sessionId: r.current.sessionId, ...p })),
     );
     await manager.query(`DELETE FROM pending_approvals WHERE session_id = ANY($1::text[])`, [ids]);
     if (pending.length > 0) {
@@ -644,15 +678,15 @@ export class SessionStore {
     after: SessionState,
   ): Promise<void> {
     const key = (s: SessionState) =>
-      pendingCalls(s.turn)
+      pendingPrompts(s)
         .map((p) => `${p.callId}@${p.requestedSeq}`)
         .join(' ');
     if (key(before) !== key(after)) {
-      const pending = pendingCalls(after.turn);
+      const pending = pendingPrompts(after);
       await manager.query(`DELETE FROM pending_approvals WHERE session_id = $1`, [after.sessionId]);
       // S22: a prompt no longer pending takes its reminders and deadline with it.
       const still = pending.map((p) => p.callId);
-      if (pendingCalls(before.turn).some((p) => !still.includes(p.callId))) {
+      if (pendingPrompts(before).some((p) => !still.includes(p.callId))) {
         await cancelPromptTimers(manager, after.sessionId, still);
       }
       if (pending.length > 0) {
@@ -677,8 +711,30 @@ export class SessionStore {
     }
   }
 
-  /** Queues the outputs and wakes the relay (NOTIFY is delivered only if this commits). */
-  private async enqueue(manager: EntityManager, outputs: readonly Output[]): Promise<void> {
+  /**
+   * Queues the outputs, and the approval API's decision events (A2), and wakes the relay
+   * (NOTIFY is delivered only if this commits). A decision's row id is its `Nats-Msg-Id`,
+   * `decision:<approvalId>`: one per approval, whatever retries the outbox makes.
+   */
+  private async enqueue(
+    manager: EntityManager,
+    outputs: readonly Output[],
+    decisions: readonly ApprovalDecided[] = [],
+  ): Promise<void> {
+    const rows = [
+      ...outputs.map((o) => ({
+        id: o.id,
+        sessionId: o.sessionId,
+        subject: outputSubject(this.subjects, o),
+        payload: JSON.stringify(o),
+      })),
+      ...decisions.map((d) => ({
+        id: d.id,
+        sessionId: d.sessionId,
+        subject: this.subjects.decision(d.clientId, d.approvalId),
+        payload: JSON.stringify(d),
+      })),
+    ];
     await manager.query(
       `WITH queued AS (
          INSERT INTO outbox (id, session_id, subject, payload)
@@ -689,10 +745,10 @@ export class SessionStore {
          ON CONFLICT (id) DO NOTHING)
        SELECT pg_notify($5, '')`,
       [
-        outputs.map((o) => o.id),
-        outputs.map((o) => o.sessionId),
-        outputs.map((o) => outputSubject(this.subjects, o)),
-        outputs.map((o) => JSON.stringify(o)),
+        rows.map((r) => r.id),
+        rows.map((r) => r.sessionId),
+        rows.map((r) => r.subject),
+        rows.map((r) => r.payload),
         this.outboxChannel,
       ],
     );

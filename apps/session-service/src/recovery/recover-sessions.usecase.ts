@@ -32,7 +32,11 @@ export class RecoverSessions {
       const chunk = parked.slice(i, i + RECOVERY_CHUNK);
       const result = await this.store.decideMany(chunk, async (recorder) => {
         // A turn in flight is the scheduler's (it may call the model); only parked ones here.
-        if (isParked(recorder.current.turn)) await decideRecovery(recorder, this.deps);
+        const state = recorder.current;
+        // An agent session (A2) waits on its API approvals, never on a turn.
+        if (isParked(state.turn) || state.apiClientId !== undefined) {
+          await decideRecovery(recorder, this.deps);
+        }
       });
       sessions += result.sessions;
       refreshed += result.outputs;

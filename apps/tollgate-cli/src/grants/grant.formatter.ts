@@ -19,6 +19,8 @@ export function grantLine(grant: GrantRecord): string {
       ? []
       : [`name=${JSON.stringify(grant.grantedBy.displayName)}`]),
     field('tool', grant.toolName),
+    // A2: a grant given on an approval API prompt covers that client only.
+    ...(grant.clientId === '' ? [] : [field('client', grant.clientId)]),
     `granted=${grant.grantedAt.toISOString()}`,
     field('session', grant.sessionId),
   ].join(' ');
@@ -30,6 +32,7 @@ export function grantJson(grant: GrantRecord): string {
     workspaceId: grant.workspaceId,
     person: grant.grantedBy,
     toolName: grant.toolName,
+    ...(grant.clientId === '' ? {} : { clientId: grant.clientId }),
     grantedAt: grant.grantedAt.toISOString(),
     sessionId: grant.sessionId,
   });

@@ -1,3 +1,4 @@
+import { decideApiDeadline, decideApiReminder } from './api-approval.decider';
 import { pendingFor } from './approval-turn';
 import {
   DEADLINE_DENIED_KEY,
@@ -22,6 +23,12 @@ export async function decidePromptTimer(
   commandId: string,
   deps: SessionDeps,
 ): Promise<void> {
+  // A2: an API approval's timer, in its agent session.
+  if (recorder.current.apiApprovals[timer.callId]) {
+    return timer.kind === 'reminder'
+      ? decideApiReminder(recorder, timer.callId, timer.reminder, commandId)
+      : decideApiDeadline(recorder, timer.callId, timer.onDeadline, commandId);
+  }
   switch (timer.kind) {
     case 'reminder':
       return decideReminder(recorder, timer, commandId);

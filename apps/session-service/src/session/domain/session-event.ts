@@ -1,4 +1,6 @@
 import type {
+  ApprovalDecision,
+  ApprovalStatus,
   Conversation,
   Option,
   Person,
@@ -48,6 +50,8 @@ export type SessionEvent =
   | {
       readonly type: 'SessionStarted';
       readonly conversation: Conversation;
+      /** A2: an agent session of the approval API, for this client. */
+      readonly apiClientId?: string;
       /** A sub-agent's session: the parent call it serves, and the tools it may use. */
       readonly parent?: SubAgentParent;
       readonly tools?: readonly string[];
@@ -140,6 +144,39 @@ export type SessionEvent =
       readonly commandId: string;
       readonly callId: string;
       readonly reminder: number;
+    }
+  /**
+   * A2: an outside agent asked through the approval API (an agent session only). `request` is
+   * the prompt as first published (absent when a grant decided it at once, with no prompt).
+   */
+  | {
+      readonly type: 'ApiApprovalRequested';
+      readonly commandId: string;
+      readonly approvalId: string;
+      readonly clientId: string;
+      readonly clientName: string;
+      readonly conversation: Conversation;
+      readonly tool: string;
+      readonly arguments: Readonly<Record<string, unknown>>;
+      readonly argumentsHash: string;
+      readonly summary?: string;
+      readonly caller: { readonly name: string; readonly session: string };
+      readonly onBehalfOf?: Person;
+      readonly approvers: readonly Person[];
+      readonly options: readonly Option[];
+      readonly request?: ToolInteractionRequest;
+      readonly timers?: PromptTimers;
+    }
+  /** A2: the one decision of an API approval; its `ApprovalDecided` goes out with it. */
+  | {
+      readonly type: 'ApiApprovalDecided';
+      readonly commandId: string;
+      readonly approvalId: string;
+      readonly clientId: string;
+      readonly conversation: Conversation;
+      readonly tool: string;
+      readonly status: ApprovalStatus;
+      readonly decision: ApprovalDecision | null;
     }
   | { readonly type: 'SessionRecovered'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'PendingApprovalsReannounced'; readonly pendingCallIds: readonly string[] }

@@ -1,4 +1,11 @@
-import { type Output, outputId, PROTOCOL_VERSION, unjournaledOutputId } from '@tollgate/protocol';
+import {
+  type ApprovalDecided,
+  type Conversation,
+  type Output,
+  outputId,
+  PROTOCOL_VERSION,
+  unjournaledOutputId,
+} from '@tollgate/protocol';
 import { emptyHistory, type HistorySource, historyOf } from './provider-history';
 import type { JournaledEvent, ProviderMessage, SessionEvent } from './session-event';
 import { evolve, type SessionState } from './session-state';
@@ -14,6 +21,17 @@ export type OutputDraft = Output extends infer O
 
 export interface RecordedEvent extends JournaledEvent {
   readonly outputs: readonly Output[];
+  /** A2: decision events for approval-api, published through the outbox with the outputs. */
+  readonly decisions?: readonly ApprovalDecided[];
+}
+
+export interface RecordOptions {
+  /**
+   * The conversation the outputs go to, when not the session's: an agent session's approvals
+   * each carry their own route, and a refusal answers the conversation the click came from.
+   */
+  readonly conversation?: Conversation | readonly Conversation[];
+  readonly decisions?: readonly ApprovalDecided[];
 }
 
 /** Where a decision commits part-way; named so a crash can be placed exactly in tests. */
@@ -81,6 +99,11 @@ export class SessionRecorder {
     return this.state;
   }
 
+  /** The instant what is recorded now carries. */
+  get clock(): string {
+    return this.now;
+  }
+
   get nextSeq(): number {
     return this.state.version + 1;
   }
@@ -97,8 +120,8 @@ export class SessionRecorder {
   }
 
   /** Builds the output the event at `seq` will carry as its n-th output. */
-  output(seq: number, n: number, draft: OutputDraft): Output {
-    const conversation = this.state.conversation;
+  output(seq: number, n: number, draft: OutputDraft, to?: Conversation): Output {
+    const conversation = to ?? this.state.conversation;
     if (!conversation) throw new MissingConversation(this.state.sessionId);
     return {
       ...draft,
@@ -123,7 +146,11 @@ export class SessionRecorder {
     this.dispatched.push(command);
   }
 
-  record(event: SessionEvent, drafts: readonly OutputDraft[] = []): RecordedEvent {
+  record(
+    event: SessionEvent,
+    drafts: readonly OutputDraft[] = [],
+    options: RecordOptions = {},
+  ): RecordedEvent {
     const seq = this.nextSeq;
     const before = this.state;
     // Evolve first: SessionStarted brings the conversation the outputs' envelope needs.
@@ -133,7 +160,8 @@ export class SessionRecorder {
       seq,
       occurredAt: this.now,
       event,
-      outputs: drafts.map((draft, n) => this.output(seq, n, draft)),
+      outputs: drafts.map((draft, n) => this.output(seq, n, draft, conversationOf(options, n))),
+      ...(options.decisions === undefined ? {} : { decisions: options.decisions }),
     };
     this.recorded.push(recorded);
     return recorded;
@@ -185,4 +213,15 @@ export class SessionRecorder {
       seq: 0,
     });
   }
+}
+
+function conversationOf(options: RecordOptions, n: number): Conversation | undefined {
+  const { conversation } = options;
+  return isConversationList(conversation) ? conversation[n] : conversation;
+}
+
+function isConversationList(
+  value: RecordOptions['conversation'],
+): value is readonly Conversation[] {
+  return Array.isArray(value);
 }

@@ -10,6 +10,8 @@ import {
   hasUnresolvedBatch,
   markRecovered,
   noActiveTurn,
+  pendingCalls,
+  type PendingApproval,
   recordRequested,
   recordResolved,
   startTurn,
@@ -69,6 +71,20 @@ export interface SessionState {
   readonly toolSubset?: readonly string[];
   /** `delegate` calls of the current batch whose sub-agent has not reported yet. */
   readonly subAgents: Readonly<Record<string, RunningSubAgent>>;
+  /** A2: set in an agent session of the approval API: the client it belongs to. */
+  readonly apiClientId?: string;
+  /**
+   * A2: the API approvals waiting for an answer, by approval id (many at once: an agent
+   * session has no turn, each approval stands alone). A decided one leaves for `settledCalls`.
+   */
+  readonly apiApprovals: Readonly<Record<string, PendingApiApproval>>;
+}
+
+export interface PendingApiApproval {
+  /** The prompt as first published; its `callId` is the approval id. */
+  readonly request: ToolInteractionRequest;
+  /** Journal seq of the ApiApprovalRequested event. */
+  readonly requestedSeq: number;
 }
 
 export interface RunningSubAgent {
@@ -79,6 +95,22 @@ export interface RunningSubAgent {
 export interface SessionGrant {
   readonly personId: string;
   readonly toolName: string;
+}
+
+/**
+ * Every prompt of the session still waiting for an answer: the parked batch's calls, and in
+ * an agent session its API approvals. The pending-approvals projection (recovery, timers,
+ * `tollgate pending`) is built from this.
+ */
+export function pendingPrompts(state: SessionState): PendingApproval[] {
+  return [
+    ...pendingCalls(state.turn),
+    ...Object.entries(state.apiApprovals).map(([callId, approval]) => ({
+      callId,
+      toolName: approval.request.toolName,
+      requestedSeq: approval.requestedSeq,
+    })),
+  ];
 }
 
 export function holdsSessionGrant(
@@ -99,6 +131,7 @@ export function initialSessionState(sessionId: string): SessionState {
     noteCount: 0,
     sessionGrants: [],
     subAgents: {},
+    apiApprovals: {},
   };
 }
 
@@ -118,6 +151,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
       return {
         ...state,
         conversation: event.conversation,
+        ...(event.apiClientId === undefined ? {} : { apiClientId: event.apiClientId }),
         ...(event.parent === undefined ? {} : { parent: event.parent }),
         ...(event.tools === undefined ? {} : { toolSubset: event.tools }),
       };
@@ -249,8 +283,42 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
         state.turn.phase === 'WaitingForSubAgents' && Object.keys(subAgents).length === 0;
       return { ...state, subAgents, turn: last ? subAgentsDone(state.turn) : state.turn };
     }
+    case 'ApiApprovalRequested':
+      return event.request === undefined
+        ? state
+        : {
+            ...state,
+            apiApprovals: {
+              ...state.apiApprovals,
+              [event.approvalId]: { request: event.request, requestedSeq: seq },
+            },
+          };
+    case 'ApiApprovalDecided': {
+      const apiApprovals = { ...state.apiApprovals };
+      delete apiApprovals[event.approvalId];
+      const by = event.decision?.by.id;
+      const grants =
+        event.decision?.option === 'approve_session' &&
+        by !== undefined &&
+        !holdsSessionGrant(state, by, event.tool)
+          ? [...state.sessionGrants, { personId: by, toolName: event.tool }]
+          : state.sessionGrants;
+      return {
+        ...state,
+        apiApprovals,
+        sessionGrants: grants,
+        // "Answered" as a late click needs it: a person or a grant decided, not the clock.
+        settledCalls: {
+          ...state.settledCalls,
+          [event.approvalId]: event.decision !== null && event.decision.via !== 'deadline',
+        },
+      };
+    }
     case 'SessionRecovered':
-      return { ...state, turn: markRecovered(state.turn) };
+      // An agent session has no turn: its API approvals are refreshed, nothing else moves.
+      return state.apiClientId === undefined
+        ? { ...state, turn: markRecovered(state.turn) }
+        : state;
     case 'PendingApprovalsReannounced':
     case 'ToolApprovalReminded':
       return state;

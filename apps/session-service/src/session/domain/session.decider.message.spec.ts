@@ -181,7 +181,8 @@ describe('S1 a gated call parks the batch', () => {
         callId: 'call_2_1',
         batchId: 'batch_3',
         toolName: 'write_note',
-        displayText: 'Write a note: "x"',
+        // A4: rendered from the tool and its arguments (prompt-text.renderer.spec.ts).
+        displayText: expect.stringMatching(/^Tool: write_note\nArguments:\n• text: x\n/),
         requester: REQUESTER,
         principal: 'user',
         options: [

@@ -12,6 +12,7 @@ import {
   pendingCalls,
   pendingFor,
 } from './approval-turn';
+import { apiRefreshes } from './api-approval.decider';
 import { abandonSubAgents } from './sub-agent.decider';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
@@ -128,6 +129,15 @@ export async function decideRecovery(
   deps: SessionDeps,
 ): Promise<boolean> {
   const state = recorder.current;
+  if (state.apiClientId !== undefined) {
+    // An agent session (A2) only ever waits on its API approvals.
+    const { callIds, drafts, conversations } = apiRefreshes(state);
+    if (callIds.length === 0) return false;
+    recorder.record({ type: 'SessionRecovered', pendingCallIds: callIds }, drafts, {
+      conversation: conversations,
+    });
+    return true;
+  }
   if (!isParked(state.turn)) return resumeInFlight(recorder, deps);
   const pendingCallIds = pendingCalls(state.turn).map((p) => p.callId);
   recorder.record({ type: 'SessionRecovered', pendingCallIds }, refreshes(state, pendingCallIds));

@@ -6,7 +6,16 @@ import type { Conversation } from '@tollgate/protocol';
  * that person, that tool, that platform and that workspace, never anyone else (docs/protocol.md §4).
  */
 export interface ToolGrants {
-  isAlwaysAllowed(conversation: Conversation, personId: string, toolName: string): Promise<boolean>;
+  /**
+   * `clientId` names an approval API client (A2): its grants cover only its own requests, and
+   * the chat's (`''`, the default) only the chat's turns.
+   */
+  isAlwaysAllowed(
+    conversation: Conversation,
+    personId: string,
+    toolName: string,
+    clientId?: string,
+  ): Promise<boolean>;
 }
 
 export const noToolGrants: ToolGrants = { isAlwaysAllowed: async () => false };

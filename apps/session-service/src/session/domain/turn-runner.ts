@@ -1,4 +1,5 @@
-import { LIMITS } from '@tollgate/protocol';
+import { argumentsHashOf, LIMITS, type Person, type Principal } from '@tollgate/protocol';
+import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
 import { redriveDecisions } from './approval-turn';
 import type { SessionDeps } from './session-deps';
 import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
@@ -116,7 +117,7 @@ async function startBatch(
       callId: call.callId,
       batchId,
       toolName: call.toolName,
-      displayText: tool.describe(parseArguments(call.arguments) ?? {}).slice(0, 12_000),
+      displayText: promptText(recorder, call, content, user),
       requester: user.sender,
       principal: user.principal,
       options: [...entry.options],
@@ -143,6 +144,35 @@ async function startBatch(
   if (!awaitingSubAgents(recorder)) return false;
   recorder.record({ type: 'SubAgentsAwaited', batchId });
   return true;
+}
+
+/**
+ * A4: the prompt shows the tool and the arguments the model gave, as they will run; the model's
+ * own text of the batch only as "Agent says:". Arguments that are no JSON object are shown as
+ * the text the model sent, which is what the tool would be refused with.
+ */
+function promptText(
+  recorder: SessionRecorder,
+  call: ToolCall,
+  content: string,
+  user: { sender: Person; principal: Principal },
+): string {
+  const state = recorder.current;
+  const parsed = parseArguments(call.arguments);
+  const platform = state.conversation?.platform ?? 'discord';
+  return renderPromptText({
+    tool: call.toolName,
+    arguments: parsed ?? { arguments: call.arguments },
+    argumentsHash: argumentsHashOf(parsed ?? call.arguments),
+    summary: content,
+    agent: {
+      name: state.parent ? `sub-agent ${state.parent.name}` : 'Tollgate',
+      session: state.sessionId,
+      ...(user.principal === 'user' ? { onBehalfOf: user.sender } : {}),
+    },
+    approvers: user.principal === 'user' ? [user.sender] : 'any member',
+    maxChars: PROMPT_TEXT_BUDGET[platform],
+  });
 }
 
 /**
