@@ -21,7 +21,12 @@ import {
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
-import { type DeliveredMessage, type KeyFairness, TransientFailure } from '@tollgate/messaging';
+import {
+  type DeliveredMessage,
+  type KeyFairness,
+  perSessionFairness,
+  TransientFailure,
+} from '@tollgate/messaging';
 import { SESSION_COMMANDS_PATTERN } from './commands/session-commands.pattern';
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
@@ -282,15 +287,11 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
  * dead-lettered. Keyed by the session id the subject names, whatever the subject's shape.
  */
 function sessionFairness(subjects: Subjects): KeyFairness {
-  return {
-    keyOf: (subject) => {
+  return perSessionFairness(
+    (subject) => {
       const parsed = subjects.parseCommandSubject(subject);
       return parsed.ok ? parsed.value.sessionId : undefined;
     },
-    maxRunningPerKey: 1,
-    maxHeldPerKey: 16,
-    maxHeld: 256,
-    deferMs: 1_000,
-    maxDeferredPerKey: 1_000,
-  };
+    { maxHeld: 256 },
+  );
 }

@@ -10,6 +10,7 @@ import { type Platform, Subjects } from '@tollgate/protocol';
 import {
   type BaseConfig,
   DatabaseClient,
+  MetricsService,
   NatsClient,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
@@ -27,6 +28,7 @@ import { DeliveredOutputsRepository } from './journal/delivered-outputs.reposito
 import { KnownSessionsRepository } from './journal/known-sessions.repository';
 import { PromptJournalRepository } from './journal/prompt-journal.repository';
 import { HandleOutput } from './outputs/handle-output.usecase';
+import { observePacing } from './pacing/pacing.metrics';
 import { RateLimitPacer } from './pacing/rate-limit-pacer';
 import { OwedRefreshesRepository } from './journal/owed-refreshes.repository';
 import { OwedRefreshSweeper } from './outputs/owed-refresh.sweeper';
@@ -171,9 +173,14 @@ export class BindingCoreModule {
         },
         {
           provide: RateLimitPacer,
-          useFactory: (config: BaseConfig) =>
-            new RateLimitPacer({ windowDivisor: config.TOLLGATE_RATE_WINDOW_DIVISOR }),
-          inject: [SERVICE_CONFIG],
+          useFactory: (config: BaseConfig, metrics: MetricsService) => {
+            const pacer = new RateLimitPacer({
+              windowDivisor: config.TOLLGATE_RATE_WINDOW_DIVISOR,
+            });
+            observePacing(metrics.registry, pacer);
+            return pacer;
+          },
+          inject: [SERVICE_CONFIG, MetricsService],
         },
         {
           provide: OwedRefreshesRepository,

@@ -5,7 +5,8 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { bindingConsumer } from '@tollgate/protocol';
+import { perSessionFairness } from '@tollgate/messaging';
+import { bindingConsumer, Subjects } from '@tollgate/protocol';
 import {
   type BaseConfig,
   DatabaseClient,
@@ -79,6 +80,9 @@ export class BindingOutputConsumer
       }, HOUSEKEEPING_INTERVAL_MS);
       this.housekeeping.unref();
     });
+    const subjects = new Subjects(this.config.TOLLGATE_SUBJECT_PREFIX);
+    // The next pull is under way while the handlers still run (issue 12, P4).
+    const maxHeld = 4 * (this.settings.maxInFlight ?? 16);
     // Fed to BindingOutputsController's @EventPattern by the JetStream transport.
     this.jetstream.declare(
       BINDING_OUTPUTS_PATTERN,
@@ -94,8 +98,17 @@ export class BindingOutputConsumer
         confirmAcks: false,
         // A restart's refreshes are set aside as they arrive, without a handler slot.
         triage: (subject, data) => this.handleOutput.triage(subject, data),
-        // The next pull is under way while the handlers still run (issue 12, P4).
-        maxHeld: 4 * (this.settings.maxInFlight ?? 16),
+        maxHeld,
+        // One session's outputs one at a time, at most 16 held (docs/protocol.md §2). They
+        // may all start: HandleOutput orders them and parks those waiting their turn, so
+        // that several outputs of one prompt are seen together and only the newest shown.
+        fairness: perSessionFairness(
+          (subject) => {
+            const parsed = subjects.parseOutputSubject(subject);
+            return parsed.ok ? parsed.value.sessionId : undefined;
+          },
+          { maxHeld, maxRunningPerKey: 16 },
+        ),
         ...(this.settings.maxInFlight === undefined
           ? {}
           : { maxInFlight: this.settings.maxInFlight }),

@@ -24,7 +24,6 @@ export * from './journal/owed-refreshes.migration';
 
 export * from './outputs/effect-failure';
 export * from './outputs/handle-output.usecase';
-export * from './outputs/output.consumer';
 export * from './outputs/owed-refresh.sweeper';
 export * from './outputs/binding-outputs.controller';
 export * from './pacing/rate-limit-pacer';

@@ -103,6 +103,12 @@ export interface ConsumerRunnerOptions {
   handlerTimeoutMs?: number;
   /** Called once per handler given up on, e.g. to count it in Prometheus. */
   onAbandoned?: (subject: string) => void;
+  /**
+   * Handlers parked at once (DeliveredMessage.park): waiting without a slot, beyond the held
+   * messages. Past it a park waits in its slot. Default 512, below JetStream's default
+   * max_ack_pending (1,000), which every parked message counts against.
+   */
+  maxParked?: number;
 }
 
 export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000;
@@ -125,6 +131,8 @@ interface InFlight {
   readonly key?: string;
   /** Set once the runner starts settling it, so nothing settles a message twice. */
   settling: boolean;
+  /** Waiting in DeliveredMessage.park: holds no slot and does not count as held. */
+  parked: boolean;
   keepAlive?: NodeJS.Timeout;
   /** Resolves once the message is settled; never rejects. */
   done: Promise<void>;
@@ -146,6 +154,7 @@ export class ConsumerRunner {
   private readonly absorbed = new Set<Promise<void>>();
   private readonly queued: InFlight[] = [];
   private running = 0;
+  private parked = 0;
   private readonly runningByKey = new Map<string, number>();
   private readonly heldByKey = new Map<string, number>();
   /** Per key: stream sequences naked as deferred, and until when they count as waiting. */
@@ -157,6 +166,7 @@ export class ConsumerRunner {
   private readonly pullExpiresMs: number;
   private readonly restartDelayMs: number;
   private readonly handlerTimeoutMs: number;
+  private readonly maxParked: number;
   private ackWaitMs = 30_000;
   private maxDeliver = -1;
   private loop?: Promise<void>;
@@ -183,6 +193,7 @@ export class ConsumerRunner {
     this.stallAfterMs = options.stallAfterMs ?? 120_000;
     this.progressCheckMs = options.progressCheckMs ?? 5_000;
     this.handlerTimeoutMs = Math.max(1, options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS);
+    this.maxParked = Math.max(0, options.maxParked ?? 512);
   }
 
   /**
@@ -242,9 +253,14 @@ export class ConsumerRunner {
     void check();
   }
 
-  /** Messages currently held by this runner. */
+  /** Messages currently held by this runner, parked ones included. */
   inFlightCount(): number {
     return this.inFlight.size;
+  }
+
+  /** Held messages that are not parked: what the held limit counts. */
+  private heldCount(): number {
+    return this.inFlight.size - this.parked;
   }
 
   /**
@@ -308,7 +324,7 @@ export class ConsumerRunner {
         // Asking for exactly the free slots keeps the runner from holding messages it is
         // not yet working on while their ack_wait runs out.
         const batch = await consumer.fetch({
-          max_messages: this.maxHeld() - this.inFlight.size,
+          max_messages: this.maxHeld() - this.heldCount(),
           expires: this.pullExpiresMs,
         });
         this.batch = batch;
@@ -332,7 +348,7 @@ export class ConsumerRunner {
   }
 
   private freeSlot(): Promise<void> {
-    if (this.state !== 'running' || this.inFlight.size < this.maxHeld()) return Promise.resolve();
+    if (this.state !== 'running' || this.heldCount() < this.maxHeld()) return Promise.resolve();
     return new Promise((resolve) => {
       this.wakeOnFreeSlot = () => {
         this.wakeOnFreeSlot = undefined;
@@ -363,7 +379,7 @@ export class ConsumerRunner {
   private accept(msg: JsMsg): void {
     const fairness = this.options.fairness;
     const key = fairness?.keyOf(msg.subject);
-    const entry: InFlight = { msg, key, settling: false, done: Promise.resolve() };
+    const entry: InFlight = { msg, key, settling: false, parked: false, done: Promise.resolve() };
     if (this.state !== 'running') {
       // Arrived after drain began: hand it straight back.
       this.nak(entry, 0);
@@ -414,7 +430,13 @@ export class ConsumerRunner {
       })
       .finally(() => {
         clearInterval(entry.keepAlive);
-        this.running -= 1;
+        // A handler given up on while parked had given its slot back already.
+        if (entry.parked) {
+          entry.parked = false;
+          this.parked -= 1;
+        } else {
+          this.running -= 1;
+        }
         if (entry.key !== undefined) {
           bump(this.runningByKey, entry.key, -1);
           bump(this.heldByKey, entry.key, -1);
@@ -503,7 +525,9 @@ export class ConsumerRunner {
     try {
       // Wrapped so a handler that throws synchronously is treated like one that rejects.
       const handled = Promise.resolve().then(() =>
-        this.options.handler(toDeliveredMessage(msg, touch)),
+        this.options.handler(
+          toDeliveredMessage(msg, touch, (waiting) => this.park(entry, waiting)),
+        ),
       );
       // `working()` keeps a hung handler's message alive for ever; past the deadline the
       // runner stops waiting. The handler itself cannot be cancelled, so its late result is
@@ -556,6 +580,30 @@ export class ConsumerRunner {
       'handler failed; nak with delay',
     );
     this.nak(entry, delayMs);
+  }
+
+  /**
+   * The handler waits on something no other message needs: its slot goes to the next queued
+   * message and its place among the held ones to the next pull, until the wait is over. It
+   * then carries on at once, so for a moment more than maxInFlight may run; the waits that
+   * end together are few (a bucket lets one call through at a time).
+   */
+  private async park<T>(entry: InFlight, waiting: Promise<T>): Promise<T> {
+    if (entry.parked || entry.settling || this.parked >= this.maxParked) return waiting;
+    entry.parked = true;
+    this.parked += 1;
+    this.running -= 1;
+    this.dispatch();
+    this.wakeOnFreeSlot?.();
+    try {
+      return await waiting;
+    } finally {
+      if (entry.parked) {
+        entry.parked = false;
+        this.parked -= 1;
+        this.running += 1;
+      }
+    }
   }
 
   private async ack(entry: InFlight): Promise<void> {

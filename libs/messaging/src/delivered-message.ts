@@ -12,10 +12,22 @@ export interface DeliveredMessage {
   readonly streamSeq: number;
   /** Restarts the consumer's ack_wait; the runner also does this while the handler runs. */
   working(): void;
+  /**
+   * For a wait on something no other message needs (a platform's rate-limit bucket, an
+   * earlier message of the same session): until `waiting` settles, the handler's slot and its
+   * place among the held messages are free for other work. The message stays held and alive.
+   * Absent where nothing runs the handler that could use the slot (a test calling it directly).
+   */
+  readonly park?: <T>(waiting: Promise<T>) => Promise<T>;
 }
 
-export function toDeliveredMessage(msg: JsMsg, working: () => void): DeliveredMessage {
+export function toDeliveredMessage(
+  msg: JsMsg,
+  working: () => void,
+  park?: <T>(waiting: Promise<T>) => Promise<T>,
+): DeliveredMessage {
   return {
+    ...(park === undefined ? {} : { park }),
     subject: msg.subject,
     data: msg.data,
     headers: lastHeaderValues(msg),

@@ -3,6 +3,7 @@ export * from './definitions';
 export * from './delivered-message';
 export * from './failures';
 export * from './jetstream-publisher';
+export * from './key-fairness';
 export * from './nats-connection';
 export * from './nats-credentials';
 export * from './retry-delay';

@@ -26,7 +26,11 @@ export class BindingOutputsController {
 
   @EventPattern(BINDING_OUTPUTS_PATTERN)
   async handle(@Payload() message: DeliveredMessage): Promise<void> {
-    const handled = await this.handleOutput.handleMessage(message.subject, message.data);
+    const handled = await this.handleOutput.handleMessage(
+      message.subject,
+      message.data,
+      message.park,
+    );
     if (this.logger.isLevelEnabled('debug')) {
       this.logger.debug(
         { subject: message.subject, streamSeq: message.streamSeq, ...handled },

@@ -81,6 +81,14 @@ export interface HandleOutputDeps {
   readonly owedRefreshes?: OwedRefreshes;
 }
 
+/**
+ * Sets a wait aside without a consumer slot (DeliveredMessage.park): a message waiting on its
+ * rate-limit bucket or on its session's earlier output holds nothing other work could use.
+ */
+export type Park = <T>(waiting: Promise<T>) => Promise<T>;
+
+const inPlace: Park = (waiting) => waiting;
+
 /** What handling one output did; every refusal or failure is thrown with a reason instead. */
 export type OutputHandled =
   | {
@@ -168,24 +176,32 @@ export class HandleOutput {
    * Validates a delivery against the subject it came on, then handles it once the outputs of
    * its session that reached this replica before it are done.
    */
-  async handleMessage(subject: string, data: Uint8Array): Promise<OutputHandled> {
+  async handleMessage(
+    subject: string,
+    data: Uint8Array,
+    park: Park = inPlace,
+  ): Promise<OutputHandled> {
     const parsed = parseOutputForSubject(this.deps.subjects, subject, data);
     if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
     const output = parsed.value;
     if (output.type === 'TextOutput' || output.type === 'ToolInteractionRejected') {
-      return this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+      return this.inSessionOrder.run(output.sessionId, () => this.execute(output, park), park);
     }
     // Several outputs of one prompt held at once: only the newest visible state is rendered.
     const key = `${output.sessionId}\u0000${output.callId}`;
     this.newestHeld.set(key, Math.max(this.newestHeld.get(key) ?? 0, output.seq));
     try {
-      return await this.inSessionOrder.run(output.sessionId, () => this.execute(output));
+      return await this.inSessionOrder.run(
+        output.sessionId,
+        () => this.execute(output, park),
+        park,
+      );
     } finally {
       if (this.newestHeld.get(key) === output.seq) this.newestHeld.delete(key);
     }
   }
 
-  async execute(output: Output): Promise<OutputHandled> {
+  async execute(output: Output, park: Park = inPlace): Promise<OutputHandled> {
     const { adapter, sessions } = this.deps;
     if (output.conversation.platform !== adapter.platform) {
       // Only a misrouted consumer gets here; retrying would never help.
@@ -196,17 +212,17 @@ export class HandleOutput {
     await sessions.remember(output.sessionId, output.conversation);
     switch (output.type) {
       case 'TextOutput':
-        return this.postText(output);
+        return this.postText(output, park);
       case 'ToolInteractionRejected':
-        return this.notice(output);
+        return this.notice(output, park);
       case 'ToolInteractionRequest':
       case 'ToolInteractionUpdate':
       case 'ToolInteractionResolved':
-        return this.applyToPrompt(output);
+        return this.applyToPrompt(output, park);
     }
   }
 
-  private async applyToPrompt(output: OrderedCallOutput): Promise<OutputHandled> {
+  private async applyToPrompt(output: OrderedCallOutput, park: Park): Promise<OutputHandled> {
     const { prompts, replicaId, leaseMs } = this.deps;
     const key = { sessionId: output.sessionId, callId: output.callId };
     const log = this.logFor(output);
@@ -238,7 +254,7 @@ export class HandleOutput {
           await this.settleUnfinishedPost(claim, log);
           continue;
         case 'claimed':
-          return this.makeEffect(claim, log, priority);
+          return this.makeEffect(claim, log, priority, park);
       }
     }
     throw new TransientFailure('prompt_unsettled');
@@ -248,6 +264,7 @@ export class HandleOutput {
     claim: Extract<PromptClaim, { kind: 'claimed' }>,
     log: Logger,
     priority: CallPriority,
+    park: Park,
   ): Promise<OutputHandled> {
     const { adapter, prompts } = this.deps;
     const { decision, target, lease } = claim;
@@ -260,7 +277,7 @@ export class HandleOutput {
         ? { effect: 'post_prompt', conversation: target.conversation }
         : { effect: 'edit_prompt', conversation: target.conversation, ref: decision.messageRef };
     try {
-      await this.pace(call, priority);
+      await this.pace(call, priority, park);
       switch (decision.kind) {
         case 'post': {
           const posted = await adapter.postPrompt(target, decision.view);
@@ -277,7 +294,7 @@ export class HandleOutput {
       const failure = classifyPlatformFailure(adapter, error);
       if (failure.kind === 'permanent') {
         if (decision.kind === 'post') return this.undeliverable(claim, failure, log);
-        return this.repost(claim, failure, log);
+        return this.repost(claim, failure, log, park);
       }
       // A post that got no answer may still be made: its prompt stays held until it could
       // have landed, so the look that follows sees it instead of posting a second prompt.
@@ -365,6 +382,7 @@ export class HandleOutput {
     claim: Extract<PromptClaim, { kind: 'claimed' }>,
     failure: Extract<PlatformFailure, { kind: 'permanent' }>,
     log: Logger,
+    park: Park,
   ): Promise<OutputHandled> {
     const { adapter, prompts } = this.deps;
     const { decision, lease } = claim;
@@ -374,7 +392,7 @@ export class HandleOutput {
     const call: PacedCall = { effect: 'post_prompt', conversation: claim.target.conversation };
     let messageRef: MessageRef;
     try {
-      await this.pace(call, 'urgent');
+      await this.pace(call, 'urgent', park);
       const posted = await adapter.postPrompt(
         { ...claim.target, postNonce, idempotencyKey: `${claim.target.promptRef}r${postNonce}` },
         decision.view,
@@ -457,7 +475,7 @@ export class HandleOutput {
     }
   }
 
-  private async notice(output: ToolInteractionRejected): Promise<OutputHandled> {
+  private async notice(output: ToolInteractionRejected, park: Park): Promise<OutputHandled> {
     const { adapter, prompts } = this.deps;
     const log = this.logFor(output);
     const state = await prompts.stateOf({ sessionId: output.sessionId, callId: output.callId });
@@ -465,7 +483,7 @@ export class HandleOutput {
     if (decision.kind !== 'notice') {
       throw new Error(`a Rejected decided ${decision.kind}, not a notice`);
     }
-    const delivery = await this.deliverOnce(output, 'notice', log, {
+    const delivery = await this.deliverOnce(output, 'notice', log, park, {
       deliver: async () => {
         await adapter.sendNotice(output.conversation, decision.to, decision.text, decision.near);
       },
@@ -475,14 +493,14 @@ export class HandleOutput {
       : { outcome: 'noticed' };
   }
 
-  private async postText(output: TextOutput): Promise<OutputHandled> {
+  private async postText(output: TextOutput, park: Park): Promise<OutputHandled> {
     const { adapter } = this.deps;
     const log = this.logFor(output);
     // The post carries the output id so that a retry after an attempt that never finished (a
     // crash, or a timeout after the platform accepted the post) finds it instead of repeating
     // the reply.
     const find = adapter.findPostedText?.bind(adapter);
-    const delivery = await this.deliverOnce(output, 'text', log, {
+    const delivery = await this.deliverOnce(output, 'text', log, park, {
       deliver: () =>
         adapter.postText(output.conversation, output.text, output.role, output.id, output.mention),
       ...(find === undefined ? {} : { find: () => find(output.conversation, output.id) }),
@@ -503,6 +521,7 @@ export class HandleOutput {
     output: TextOutput | ToolInteractionRejected,
     kind: DeliveryKind,
     log: Logger,
+    park: Park,
     effect: DeliveryEffect<T>,
   ): Promise<Delivery<T>> {
     const { deliveries, replicaId, leaseMs } = this.deps;
@@ -536,7 +555,7 @@ export class HandleOutput {
         log,
         paced.effect,
         async () => {
-          await this.pace(paced, 'urgent');
+          await this.pace(paced, 'urgent', park);
           return effect.deliver();
         },
         paced,
@@ -566,11 +585,20 @@ export class HandleOutput {
     }
   }
 
-  /** Waits for room in the call's rate-limit buckets. */
-  private async pace(call: PacedCall, priority: CallPriority): Promise<void> {
+  /**
+   * Waits for room in the call's rate-limit buckets, parked: a burst into one bucket (150
+   * mentions in one channel) must not hold the slots every other bucket's work needs.
+   */
+  private async pace(call: PacedCall, priority: CallPriority, park: Park): Promise<void> {
     const { pacer, adapter } = this.deps;
     if (pacer === undefined || adapter.rateBuckets === undefined) return;
-    await pacer.take(adapter.rateBuckets(call), priority);
+    const buckets = adapter.rateBuckets(call);
+    if (pacer.tryTake(buckets, priority)) return;
+    // A refresh was admitted only if it could start within moments (triage parks the rest in
+    // owed_refreshes): it waits in its slot, which keeps a restart's refreshes from crowding
+    // the database while new prompts need it.
+    const waiting = pacer.enqueue(buckets, priority);
+    await (priority === 'refresh' ? waiting : park(waiting));
   }
 
   /** A 429 is a signal: the call's buckets stop for its Retry-After. Returns the failure. */

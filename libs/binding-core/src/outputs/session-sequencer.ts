@@ -10,9 +10,17 @@ export class SessionSequencer {
   /** The last work queued per session; settled entries are removed. */
   private readonly tails = new Map<string, Promise<void>>();
 
-  run<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(sessionId) ?? Promise.resolve();
-    const result = previous.then(work);
+  /**
+   * `park` sets the wait for the session's earlier work aside (DeliveredMessage.park), so a
+   * flood in one conversation waits its turn without the slots other sessions need.
+   */
+  run<T>(
+    sessionId: string,
+    work: () => Promise<T>,
+    park: <W>(waiting: Promise<W>) => Promise<W> = (waiting) => waiting,
+  ): Promise<T> {
+    const previous = this.tails.get(sessionId);
+    const result = (previous === undefined ? Promise.resolve() : park(previous)).then(work);
     const tail = result.then(
       () => undefined,
       () => undefined,

@@ -100,3 +100,44 @@ describe('P5 — the rate-limit pacer', () => {
     expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(3_000);
   });
 });
+
+describe('D4 — the pacer names its waiting buckets and survives a bad Retry-After', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  const channel: RateBucket = { key: 'slack:T1:chat.postMessage:C1', limit: 5, windowMs: 5_000 };
+  const other: RateBucket = { key: 'slack:T2:chat.postMessage:C9', limit: 5, windowMs: 5_000 };
+
+  it.each([
+    ['NaN', Number.NaN, 1_000],
+    ['Infinity', Number.POSITIVE_INFINITY, 15 * 60_000],
+    ['negative', -5_000, 0],
+  ])(
+    'D4 a Retry-After of %s stops a bucket for a finite time',
+    async (_, retryAfterMs, pauseMs) => {
+      const pacer = new RateLimitPacer();
+      pacer.blocked([channel], retryAfterMs);
+      let started = false;
+      void pacer.take([channel], 'urgent').then(() => (started = true));
+      await jest.advanceTimersByTimeAsync(Math.max(0, pauseMs - 100));
+      expect(started).toBe(pauseMs === 0);
+      await jest.advanceTimersByTimeAsync(200);
+      expect(started).toBe(true);
+    },
+  );
+
+  it('D4 tryTake starts a call only when its bucket has room; enqueue waits in line; backlog names the bucket', async () => {
+    const pacer = new RateLimitPacer();
+    const first = pacer.tryTake([channel], 'urgent');
+    expect(first).toBe(true);
+    expect(pacer.tryTake([channel], 'urgent')).toBe(false);
+    const waiting = [pacer.enqueue([channel], 'urgent'), pacer.enqueue([channel], 'urgent')];
+    // Another bucket is not held up by this one's line.
+    expect(pacer.tryTake([other], 'urgent')).toBe(true);
+    await jest.advanceTimersByTimeAsync(500);
+    expect(pacer.backlog()).toEqual([{ key: channel.key, waiting: 2, oldestWaitMs: 500 }]);
+    await jest.advanceTimersByTimeAsync(5_000);
+    await Promise.all(waiting);
+    expect(pacer.backlog()).toEqual([]);
+  });
+});

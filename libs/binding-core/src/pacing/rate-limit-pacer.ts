@@ -31,6 +31,12 @@ export interface PacerOptions {
 const ADMISSION_HOLD_MS = 2_000;
 /** A refresh that could start this soon is handled at once, in its session's order. */
 const REFRESH_ADMIT_MS = 250;
+/**
+ * A Retry-After is the platform's word, but a header that does not parse (NaN) or says "for
+ * ever" must not stop a bucket for good: it is read as the default pause, and capped.
+ */
+const DEFAULT_BLOCK_MS = 1_000;
+const MAX_BLOCK_MS = 15 * 60_000;
 
 interface BucketState {
   /** Spacing between calls. */
@@ -56,8 +62,17 @@ interface BucketState {
 
 interface Waiter {
   readonly buckets: BucketState[];
+  readonly keys: readonly string[];
   readonly priority: CallPriority;
+  readonly since: number;
   readonly resolve: () => void;
+}
+
+/** A bucket calls wait on, for a gauge: how many, and for how long the oldest has. */
+export interface BucketBacklog {
+  readonly key: string;
+  readonly waiting: number;
+  readonly oldestWaitMs: number;
 }
 
 /**
@@ -116,7 +131,15 @@ export class RateLimitPacer {
    * first and in order; a call waiting on one bucket never holds up calls on others.
    */
   take(specs: readonly RateBucket[], priority: CallPriority): Promise<void> {
-    if (specs.length === 0) return Promise.resolve();
+    return this.tryTake(specs, priority) ? Promise.resolve() : this.enqueue(specs, priority);
+  }
+
+  /**
+   * Starts the call now if every bucket has room and nothing waits ahead of it; false: it must
+   * wait, with {@link enqueue} (a caller that can set its work aside meanwhile does so first).
+   */
+  tryTake(specs: readonly RateBucket[], priority: CallPriority): boolean {
+    if (specs.length === 0) return true;
     const now = this.now();
     const states = specs.map((spec) => this.state(spec, now));
     if (priority === 'refresh') {
@@ -127,10 +150,24 @@ export class RateLimitPacer {
     );
     if (!queued && this.mayStart(states, priority, now)) {
       this.start(states, priority, now);
-      return Promise.resolve();
+      return true;
     }
+    return false;
+  }
+
+  /** Waits in line for every bucket, after {@link tryTake} said the call may not start now. */
+  enqueue(specs: readonly RateBucket[], priority: CallPriority): Promise<void> {
+    if (specs.length === 0) return Promise.resolve();
+    const now = this.now();
+    const states = specs.map((spec) => this.state(spec, now));
     return new Promise((resolve) => {
-      const waiter: Waiter = { buckets: states, priority, resolve };
+      const waiter: Waiter = {
+        buckets: states,
+        keys: specs.map((spec) => spec.key),
+        priority,
+        since: now,
+        resolve,
+      };
       for (const b of states) {
         b.waiting += 1;
         if (priority === 'urgent') b.urgentWaiting += 1;
@@ -149,11 +186,34 @@ export class RateLimitPacer {
   /** A 429: nothing starts in these buckets until `retryAfterMs` has passed. */
   blocked(specs: readonly RateBucket[], retryAfterMs: number): void {
     const now = this.now();
+    const pauseMs = Number.isNaN(retryAfterMs)
+      ? DEFAULT_BLOCK_MS
+      : Math.min(MAX_BLOCK_MS, Math.max(0, retryAfterMs));
     for (const spec of specs) {
       const b = this.state(spec, now);
-      b.blockedUntil = Math.max(b.blockedUntil, now + retryAfterMs);
+      b.blockedUntil = Math.max(b.blockedUntil, now + pauseMs);
     }
     this.schedule();
+  }
+
+  /** The buckets calls wait on, most waiting first (at most `limit`). */
+  backlog(limit = 10): BucketBacklog[] {
+    const now = this.now();
+    const byKey = new Map<string, { waiting: number; since: number }>();
+    for (const waiter of this.waiters) {
+      for (const key of waiter.keys) {
+        const seen = byKey.get(key);
+        if (seen === undefined) byKey.set(key, { waiting: 1, since: waiter.since });
+        else {
+          seen.waiting += 1;
+          seen.since = Math.min(seen.since, waiter.since);
+        }
+      }
+    }
+    return [...byKey]
+      .map(([key, { waiting, since }]) => ({ key, waiting, oldestWaitMs: now - since }))
+      .sort((a, b) => b.waiting - a.waiting || b.oldestWaitMs - a.oldestWaitMs)
+      .slice(0, limit);
   }
 
   /** How long until a call of `priority` may start in `b`; 0 when it may now. */
