@@ -27,8 +27,13 @@ describe.each(PLATFORMS)('D4 — %s binding fairness', (platform) => {
   beforeAll(async () => {
     driver = CONTRACT_DRIVERS[platform]!();
     await driver.start();
-    binding = await BindingFixture.create(`${platform}-binding`, `fair${platform}`, () =>
-      driver.bindingEnv(),
+    // The platforms' real windows (the test default paces 1000 times faster): a burst into
+    // one bucket then really waits on it, as in production.
+    binding = await BindingFixture.create(
+      `${platform}-binding`,
+      `fair${platform}`,
+      () => driver.bindingEnv(),
+      { TOLLGATE_RATE_WINDOW_DIVISOR: '1' },
     );
   });
 

@@ -179,7 +179,7 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
           ? `notice ${channel}`
           : `POST channels/${channel}/messages`;
     return [
-      { key: 'discord:global', limit: 50, windowMs: 1_000 },
+      { key: 'discord:global', limit: 50, windowMs: 1_000, notBlockedBy429: true },
       { key: `discord:${route}`, limit: 5, windowMs: 5_000 },
     ];
   }

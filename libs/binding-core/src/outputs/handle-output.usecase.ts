@@ -209,12 +209,19 @@ export class HandleOutput {
         `wrong_platform: a ${output.conversation.platform} output reached the ${adapter.platform} binding`,
       );
     }
+    if (output.type === 'TextOutput' || output.type === 'ToolInteractionRejected') {
+      // Its call is known before any database work, so it waits for its bucket first: a burst
+      // into one channel then costs the database nothing until each reply's turn comes, and
+      // no delivery lease runs out while it waits. A slot taken for an output already
+      // delivered is one call's room wasted, rarely.
+      await this.pace(deliveryCall(output), 'urgent', park);
+    }
     await sessions.remember(output.sessionId, output.conversation);
     switch (output.type) {
       case 'TextOutput':
-        return this.postText(output, park);
+        return this.postText(output);
       case 'ToolInteractionRejected':
-        return this.notice(output, park);
+        return this.notice(output);
       case 'ToolInteractionRequest':
       case 'ToolInteractionUpdate':
       case 'ToolInteractionResolved':
@@ -475,7 +482,7 @@ export class HandleOutput {
     }
   }
 
-  private async notice(output: ToolInteractionRejected, park: Park): Promise<OutputHandled> {
+  private async notice(output: ToolInteractionRejected): Promise<OutputHandled> {
     const { adapter, prompts } = this.deps;
     const log = this.logFor(output);
     const state = await prompts.stateOf({ sessionId: output.sessionId, callId: output.callId });
@@ -483,7 +490,7 @@ export class HandleOutput {
     if (decision.kind !== 'notice') {
       throw new Error(`a Rejected decided ${decision.kind}, not a notice`);
     }
-    const delivery = await this.deliverOnce(output, 'notice', log, park, {
+    const delivery = await this.deliverOnce(output, 'notice', log, {
       deliver: async () => {
         await adapter.sendNotice(output.conversation, decision.to, decision.text, decision.near);
       },
@@ -493,14 +500,14 @@ export class HandleOutput {
       : { outcome: 'noticed' };
   }
 
-  private async postText(output: TextOutput, park: Park): Promise<OutputHandled> {
+  private async postText(output: TextOutput): Promise<OutputHandled> {
     const { adapter } = this.deps;
     const log = this.logFor(output);
     // The post carries the output id so that a retry after an attempt that never finished (a
     // crash, or a timeout after the platform accepted the post) finds it instead of repeating
     // the reply.
     const find = adapter.findPostedText?.bind(adapter);
-    const delivery = await this.deliverOnce(output, 'text', log, park, {
+    const delivery = await this.deliverOnce(output, 'text', log, {
       deliver: () =>
         adapter.postText(output.conversation, output.text, output.role, output.id, output.mention),
       ...(find === undefined ? {} : { find: () => find(output.conversation, output.id) }),
@@ -521,7 +528,6 @@ export class HandleOutput {
     output: TextOutput | ToolInteractionRejected,
     kind: DeliveryKind,
     log: Logger,
-    park: Park,
     effect: DeliveryEffect<T>,
   ): Promise<Delivery<T>> {
     const { deliveries, replicaId, leaseMs } = this.deps;
@@ -544,22 +550,11 @@ export class HandleOutput {
     if (found !== undefined) {
       log.info({ kind }, 'the earlier attempt reached the platform; adopted');
     }
-    const paced: PacedCall = {
-      effect: kind === 'text' ? 'post_text' : 'send_notice',
-      conversation: output.conversation,
-    };
+    // Paced before the claim (execute).
+    const paced = deliveryCall(output);
     const result =
       found ??
-      (await this.underDeliveryLease(
-        claim.lease,
-        log,
-        paced.effect,
-        async () => {
-          await this.pace(paced, 'urgent', park);
-          return effect.deliver();
-        },
-        paced,
-      ));
+      (await this.underDeliveryLease(claim.lease, log, paced.effect, effect.deliver, paced));
     if (await deliveries.complete(claim.lease, result ?? undefined)) {
       log.info({ kind }, 'output delivered');
     } else {
@@ -610,7 +605,10 @@ export class HandleOutput {
       failure instanceof TransientFailure &&
       failure.reason.includes('rate_limited')
     ) {
-      pacer.blocked(adapter.rateBuckets(call), failure.retryAfterMs ?? 1_000);
+      pacer.blocked(
+        adapter.rateBuckets(call).filter((bucket) => bucket.notBlockedBy429 !== true),
+        failure.retryAfterMs ?? 1_000,
+      );
     }
     return failure;
   }
@@ -637,4 +635,12 @@ export class HandleOutput {
       outputType: output.type,
     });
   }
+}
+
+/** The platform call that delivers a reply or a notice. */
+function deliveryCall(output: TextOutput | ToolInteractionRejected): PacedCall {
+  return {
+    effect: output.type === 'TextOutput' ? 'post_text' : 'send_notice',
+    conversation: output.conversation,
+  };
 }

@@ -141,3 +141,31 @@ describe('D4 — the pacer names its waiting buckets and survives a bad Retry-Af
     expect(pacer.backlog()).toEqual([]);
   });
 });
+
+describe('D4 — a shared bucket is not held by a call waiting on its own', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  it('D4 a call waiting on its channel route does not hold the global bucket another channel needs', async () => {
+    const pacer = new RateLimitPacer();
+    const global: RateBucket = { key: 'discord:global', limit: 50, windowMs: 1_000 };
+    const busy: RateBucket = { key: 'discord:POST channels/1/messages', limit: 5, windowMs: 5_000 };
+    const quiet: RateBucket = {
+      key: 'discord:POST channels/2/messages',
+      limit: 5,
+      windowMs: 5_000,
+    };
+    expect(pacer.tryTake([global, busy], 'urgent')).toBe(true);
+    let busyStarted = false;
+    let quietStarted = false;
+    void pacer.enqueue([global, busy], 'urgent').then(() => (busyStarted = true));
+    if (!pacer.tryTake([global, quiet], 'urgent')) {
+      void pacer.enqueue([global, quiet], 'urgent').then(() => (quietStarted = true));
+    } else quietStarted = true;
+    await jest.advanceTimersByTimeAsync(100);
+    expect(quietStarted).toBe(true);
+    expect(busyStarted).toBe(false);
+    await jest.advanceTimersByTimeAsync(1_200);
+    expect(busyStarted).toBe(true);
+  });
+});

@@ -7,6 +7,12 @@ export interface RateBucket {
   readonly key: string;
   readonly limit: number;
   readonly windowMs: number;
+  /**
+   * Paced, but never stopped by a 429 on a call that uses it: such a 429 names the call's
+   * own bucket (Discord's global limit, shared by every route; a route's 429 must not stop
+   * every other channel for its Retry-After).
+   */
+  readonly notBlockedBy429?: boolean;
 }
 
 /** Urgent: new prompts, resolutions, notices, texts. Refresh: "still valid" after a restart. */
@@ -91,6 +97,7 @@ export class RateLimitPacer {
   private readonly buckets = new Map<string, BucketState>();
   private readonly waiters: Waiter[] = [];
   private timer?: NodeJS.Timeout;
+  private timerAt = 0;
   private readonly divisor: number;
   private readonly reserve: number;
   private readonly headroom: number;
@@ -179,7 +186,7 @@ export class RateLimitPacer {
       } else {
         this.waiters.push(waiter);
       }
-      this.schedule();
+      this.schedule(waiter);
     });
   }
 
@@ -237,7 +244,7 @@ export class RateLimitPacer {
     }
   }
 
-  /** Starts every waiter that may start now; one that may not holds back its buckets only. */
+  /** Starts every waiter that may start now; one that may not holds back its full buckets only. */
   private release(): void {
     this.timer = undefined;
     const now = this.now();
@@ -248,7 +255,11 @@ export class RateLimitPacer {
         waiter.buckets.every((b) => !held.has(b)) &&
         this.mayStart(waiter.buckets, waiter.priority, now);
       if (!clear) {
-        for (const b of waiter.buckets) held.add(b);
+        // It holds back only the buckets it is waiting on: a call waiting for its own
+        // channel's route must not hold the global bucket every other channel shares.
+        for (const b of waiter.buckets) {
+          if (this.wait(b, waiter.priority, now) > 0) held.add(b);
+        }
         i += 1;
         continue;
       }
@@ -263,16 +274,29 @@ export class RateLimitPacer {
     this.schedule();
   }
 
-  private schedule(): void {
-    if (this.timer !== undefined || this.waiters.length === 0) return;
+  /**
+   * Wakes at the soonest time a waiter may start. A newcomer that may start before the timer
+   * set for the others (another channel, behind one waiting on its own route) brings it
+   * forward.
+   */
+  private schedule(newcomer?: Waiter): void {
+    if (this.waiters.length === 0) return;
     const now = this.now();
-    let soonest = Infinity;
-    for (const waiter of this.waiters) {
-      const own = Math.max(...waiter.buckets.map((b) => this.wait(b, waiter.priority, now)));
-      soonest = Math.min(soonest, own);
+    if (this.timer !== undefined) {
+      if (newcomer === undefined || now + this.ownWait(newcomer, now) >= this.timerAt) return;
+      clearTimeout(this.timer);
+      this.timer = undefined;
     }
-    this.timer = setTimeout(() => this.release(), Math.max(1, Math.ceil(soonest)));
+    let soonest = Infinity;
+    for (const waiter of this.waiters) soonest = Math.min(soonest, this.ownWait(waiter, now));
+    const delay = Math.max(1, Math.ceil(soonest));
+    this.timerAt = now + delay;
+    this.timer = setTimeout(() => this.release(), delay);
     this.timer.unref();
+  }
+
+  private ownWait(waiter: Waiter, now: number): number {
+    return Math.max(...waiter.buckets.map((b) => this.wait(b, waiter.priority, now)));
   }
 
   private state(spec: RateBucket, now: number): BucketState {
