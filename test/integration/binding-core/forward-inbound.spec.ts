@@ -7,8 +7,14 @@ import {
   HasSession,
   JetStreamCommandPublisher,
 } from '@tollgate/binding-core';
-import { type Command, deriveSessionId, parseCommand } from '@tollgate/protocol';
+import {
+  type Command,
+  deriveAgentSessionId,
+  deriveSessionId,
+  parseCommand,
+} from '@tollgate/protocol';
 import { alice, bob, freshConversation } from '../../support/commands';
+import { uniqueToken } from '../../support/unique';
 import { waitFor } from '../../support/wait-for';
 import { BindingHarness } from './binding-harness';
 import { promptOutputs } from './prompt-outputs';
@@ -273,6 +279,7 @@ describe('binding core: inbound clicks and messages', () => {
         optionKey: 'approve_once',
         sender: alice,
         promptRef: posted.messageRef.messageId,
+        via: 'text',
       };
       expect(result).toEqual({ kind: 'answered', command: expected });
       const [command] = await waitFor('the response command', () => {
@@ -371,6 +378,99 @@ describe('binding core: inbound clicks and messages', () => {
       expect(pending.map((x) => x.key)).toEqual([a.key]);
       expect(pending[0].request).toEqual(a.request(3));
       expect(pending[0].conversation).toEqual(a.conversation);
+    });
+  });
+
+  describe('A2 — approval API prompts', () => {
+    const carol = { id: 'U_CAROL', displayName: 'Carol' };
+
+    async function apiPrompt(conversation = freshConversation()) {
+      const sessionId = deriveAgentSessionId(
+        'slack',
+        'cli_0123456789abcdef01234567',
+        uniqueToken('agent'),
+      );
+      const p = promptOutputs('apr_0123456789abcdefghijklmnop', conversation, {
+        sessionId,
+        approvers: [bob, carol],
+      });
+      await harness.handleOutput().execute(p.request(3));
+      return p;
+    }
+
+    it('A2 a click on an agent session’s prompt is sent with that session id, on the route platform’s subject', async () => {
+      const p = await apiPrompt();
+      const result = await forwardClick.execute({
+        promptRef: p.promptRef,
+        optionKey: 'approve_once',
+        clicker: carol,
+        commandId: `click-a2-${Date.now()}`,
+      });
+      expect(result).toMatchObject({
+        kind: 'forwarded',
+        command: { sessionId: p.sessionId, callId: p.callId, sender: carol },
+      });
+      if (result.kind !== 'forwarded') throw new Error(result.kind);
+      const [command] = await waitFor('the response', () => {
+        const found = seen.filter((s) => s.command.id === result.command.id);
+        return found.length === 1 ? found : undefined;
+      });
+      expect(command.subject).toBe(`${harness.prefix}.cmd.slack.${p.sessionId}.response`);
+    });
+
+    it('A2 an approver’s typed answer answers the agent session’s prompt in that conversation, marked as text', async () => {
+      const p = await apiPrompt();
+      const commandId = `slack:T1:C1:${Date.now()}.000700`;
+      const result = await forwardMessage.execute({
+        conversation: p.conversation,
+        sender: carol,
+        text: 'deny',
+        commandId,
+      });
+      expect(result).toMatchObject({
+        kind: 'answered',
+        command: {
+          sessionId: p.sessionId,
+          callId: p.callId,
+          optionKey: 'deny',
+          sender: carol,
+          via: 'text',
+        },
+      });
+      await waitFor('the answer', () => seen.some((s) => s.command.id === commandId));
+    });
+
+    it('A2 someone who is not an approver types an answer word: it is an ordinary message', async () => {
+      const p = await apiPrompt();
+      await expect(
+        forwardMessage.execute({
+          conversation: p.conversation,
+          sender: alice,
+          text: 'yes',
+          commandId: `slack:T1:C1:${Date.now()}.000800`,
+        }),
+      ).resolves.toMatchObject({
+        kind: 'forwarded',
+        command: { type: 'UserMessage', sessionId: deriveSessionId(p.conversation) },
+      });
+    });
+
+    it('A2 an approver of the API prompt answers it, though someone else’s chat prompt waits there too', async () => {
+      const conversation = freshConversation();
+      await apiPrompt(conversation);
+      await harness.handleOutput().execute(promptOutputs('call_3_1', conversation).request(3));
+      // alice requested the chat prompt; bob is an approver of the API prompt only.
+      await expect(
+        forwardMessage.execute({
+          conversation,
+          sender: bob,
+          text: 'yes',
+          commandId: `slack:T1:C1:${Date.now()}.000900`,
+        }),
+      ).resolves.toMatchObject({
+        kind: 'answered',
+        command: { callId: 'apr_0123456789abcdefghijklmnop' },
+      });
     });
   });
 });

@@ -18,8 +18,10 @@ import { alice, bob, freshConversation } from '../../support/commands';
 export function promptOutputs(
   callId = 'call_3_1',
   conversation: Conversation = freshConversation(),
+  /** An approval API prompt (A2): its agent session and its approvers. */
+  api?: { readonly sessionId: string; readonly approvers: readonly Person[] },
 ) {
-  const sessionId = deriveSessionId(conversation);
+  const sessionId = api?.sessionId ?? deriveSessionId(conversation);
   const key: PromptKey = { sessionId, callId };
   const occurredAt = new Date().toISOString();
   const envelope = (seq: number, n = 0) => ({
@@ -38,7 +40,8 @@ export function promptOutputs(
     batchId: `batch-${seq}`,
     toolName: 'write_note',
     displayText: 'write_note {"text":"buy milk"}',
-    requester: alice,
+    requester: api?.approvers[0] ?? alice,
+    ...(api ? { approvers: [...api.approvers] } : {}),
     principal: 'user',
     options: [
       { key: 'approve_once', label: 'Approve once', style: 'primary' },

@@ -58,7 +58,7 @@ export interface ForwardMessageOptions {
 export interface ForwardMessageDeps {
   readonly sessions: KnownSessions;
   /** A typed answer is matched against the conversation's pending prompts. */
-  readonly prompts: Pick<PromptJournal, 'pendingIn'>;
+  readonly prompts: Pick<PromptJournal, 'pendingIn' | 'pendingApprovalsFor'>;
   /** A typed answer that answers nothing is explained to its sender alone. */
   readonly adapter: Pick<PlatformAdapter, 'sendNotice'>;
   readonly commands: CommandPublisher;
@@ -111,7 +111,12 @@ export class ForwardMessage {
     answer: AnswerWord,
     options: ForwardMessageOptions,
   ): Promise<MessageForwarded | undefined> {
-    const pending = await this.deps.prompts.pendingIn(sessionId);
+    // A2: the approval API's prompts here that name the sender as an approver count too; each
+    // is answered in its own (agent) session, echoed from the prompt.
+    const pending = [
+      ...(await this.deps.prompts.pendingIn(sessionId)),
+      ...(await this.deps.prompts.pendingApprovalsFor(message.conversation, message.sender.id)),
+    ];
     const decision = decideTextAnswer(answer, message.sender, pending);
     switch (decision.kind) {
       case 'message':
@@ -151,6 +156,7 @@ export class ForwardMessage {
       optionKey,
       sender: message.sender,
       promptRef: prompt.messageRef.messageId,
+      via: 'text',
     };
     const checked = parseCommand(command);
     if (!checked.ok) return { kind: 'refused', reason: checked.reason, detail: checked.detail };

@@ -163,3 +163,20 @@ describe('B16 — answers typed as text: deciding what the word does', () => {
     });
   });
 });
+
+describe('A2 — typed answers to approval API prompts', () => {
+  const yes = readAnswerWord('yes')!;
+
+  it('A2 an approver named on the prompt answers it, though another person requested it', () => {
+    const api = prompt('api', { requester: alice, approvers: [alice, bob] });
+    expect(decideTextAnswer(yes, bob, [api])).toMatchObject({ kind: 'answer', prompt: api });
+  });
+
+  it('A2 someone who is neither requester nor approver is told it is not theirs', () => {
+    const api = prompt('api', { requester: alice, approvers: [alice] });
+    expect(decideTextAnswer(yes, bob, [api])).toMatchObject({
+      kind: 'hint',
+      reason: 'not_requester',
+    });
+  });
+});

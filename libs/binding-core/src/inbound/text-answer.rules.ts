@@ -56,7 +56,10 @@ export function readAnswerWord(text: string): AnswerWord | undefined {
 
 /** What the rules need of a pending prompt. */
 export interface AnswerablePrompt {
-  readonly request: Pick<ToolInteractionRequest, 'requester' | 'principal' | 'options'>;
+  readonly request: Pick<
+    ToolInteractionRequest,
+    'requester' | 'principal' | 'options' | 'approvers'
+  >;
 }
 
 /** Why a message that is an answer word answers nothing, and is not sent on either. */
@@ -80,8 +83,9 @@ const NOT_SENT = 'Your message was not sent to the agent.';
 
 /**
  * Decides what a message that is `answer` does, given the conversation's pending prompts.
- * A prompt is the sender's to answer when they requested it, or when it is an automation
- * prompt, which any member may answer (docs/protocol.md §4 `principal`). Whenever the sender
+ * A prompt is the sender's to answer when they requested it, when it names them among its
+ * approvers (an approval API prompt), or when it is an automation prompt, which any member may
+ * answer (docs/protocol.md §4 `principal`). Whenever the sender
  * evidently meant to answer but no single offered option can be picked, the answer is held
  * back with a hint: sent on as a new message it would supersede the prompts it meant to answer.
  */
@@ -92,7 +96,10 @@ export function decideTextAnswer<P extends AnswerablePrompt>(
 ): TextAnswerDecision<P> {
   if (pending.length === 0) return { kind: 'message' };
   const answerable = pending.filter(
-    (p) => p.request.principal === 'automation' || p.request.requester.id === sender.id,
+    (p) =>
+      p.request.principal === 'automation' ||
+      p.request.requester.id === sender.id ||
+      (p.request.approvers ?? []).some((approver) => approver.id === sender.id),
   );
   const [prompt] = answerable;
   if (prompt === undefined) {

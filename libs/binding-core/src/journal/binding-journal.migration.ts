@@ -1,5 +1,6 @@
 import type { MigrationClass } from '@tollgate/persistence';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { BindingPendingApiPrompts1796083200000 } from './pending-api-prompts.migration';
 import { BindingPromptReposted1765065600000 } from './prompt-reposted.migration';
 import { BindingPromptPostNonce1764806400000 } from './prompt-post-nonce.migration';
 import { BindingOwedRefreshes1765152000000 } from './owed-refreshes.migration';
@@ -86,6 +87,7 @@ export const BINDING_CORE_MIGRATIONS: readonly MigrationClass[] = [
   BindingPromptPostNonce1764806400000,
   BindingPromptReposted1765065600000,
   BindingOwedRefreshes1765152000000,
+  BindingPendingApiPrompts1796083200000,
 ];
 
 /** Every migration of a binding's schema, in order (also what `npm run migrate` should run). */

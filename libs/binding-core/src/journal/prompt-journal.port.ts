@@ -114,4 +114,9 @@ export interface PromptJournal {
    * output the binding has not handled yet is still among them.
    */
   pendingIn(sessionId: string): Promise<PendingPrompt[]>;
+  /**
+   * A2: the approval API's pending prompts in this conversation (agent sessions, routed there
+   * by approval-api) that name `personId` among their approvers, oldest request first.
+   */
+  pendingApprovalsFor(conversation: Conversation, personId: string): Promise<PendingPrompt[]>;
 }

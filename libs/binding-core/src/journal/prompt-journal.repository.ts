@@ -338,35 +338,28 @@ export class PromptJournalRepository implements PromptJournal {
   async pendingIn(sessionId: string): Promise<PendingPrompt[]> {
     const dataSource = await this.db();
     // The primary key (session_id, call_id) serves this lookup.
-    const rows: {
-      call_id: string;
-      conversation: Conversation;
-      prompt_ref: string;
-      request: ToolInteractionRequest | null;
-      message_ref: MessageRef | null;
-    }[] = await dataSource.query(
-      `SELECT call_id, conversation, prompt_ref, request, message_ref
+    const rows: PendingRow[] = await dataSource.query(
+      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref
        FROM prompts WHERE session_id = $1 AND status = 'pending'`,
       [sessionId],
     );
-    return rows
-      .map((row) => {
-        const request = fromJsonbValue<ToolInteractionRequest | null>(row.request);
-        const messageRef = fromJsonbValue<MessageRef | null>(row.message_ref);
-        if (request === null || messageRef === null) {
-          throw new CorruptPromptRow(
-            `pending prompt ${row.prompt_ref} lacks its request or message`,
-          );
-        }
-        return {
-          key: { sessionId, callId: row.call_id },
-          conversation: row.conversation,
-          promptRef: row.prompt_ref,
-          request,
-          messageRef,
-        };
-      })
-      .sort((a, b) => a.request.seq - b.request.seq);
+    return pendingPrompts(rows);
+  }
+
+  async pendingApprovalsFor(
+    conversation: Conversation,
+    personId: string,
+  ): Promise<PendingPrompt[]> {
+    const dataSource = await this.db();
+    // The partial index prompts_pending_api serves this lookup (its predicate repeated here).
+    const rows: PendingRow[] = await dataSource.query(
+      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref
+       FROM prompts
+       WHERE status = 'pending' AND session_id LIKE '%-api-%' AND conversation = $1::jsonb
+         AND request->'approvers' @> jsonb_build_array(jsonb_build_object('id', $2::text))`,
+      [JSON.stringify(conversation), personId],
+    );
+    return pendingPrompts(rows);
   }
 
   private async lockedRow(manager: EntityManager, key: PromptKey): Promise<PromptRow | undefined> {
@@ -519,4 +512,32 @@ function stateOfRow(row: PromptRow): PromptState {
         ...(row.message_ref === null ? {} : { messageRef: row.message_ref }),
       };
   }
+}
+
+interface PendingRow {
+  session_id: string;
+  call_id: string;
+  conversation: Conversation;
+  prompt_ref: string;
+  request: ToolInteractionRequest | null;
+  message_ref: MessageRef | null;
+}
+
+function pendingPrompts(rows: readonly PendingRow[]): PendingPrompt[] {
+  return rows
+    .map((row) => {
+      const request = fromJsonbValue<ToolInteractionRequest | null>(row.request);
+      const messageRef = fromJsonbValue<MessageRef | null>(row.message_ref);
+      if (request === null || messageRef === null) {
+        throw new CorruptPromptRow(`pending prompt ${row.prompt_ref} lacks its request or message`);
+      }
+      return {
+        key: { sessionId: row.session_id, callId: row.call_id },
+        conversation: row.conversation,
+        promptRef: row.prompt_ref,
+        request,
+        messageRef,
+      };
+    })
+    .sort((a, b) => a.request.seq - b.request.seq);
 }
