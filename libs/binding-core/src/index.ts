@@ -45,6 +45,7 @@ export * from './replica-id';
 export * from './platform-call-timeout';
 export * from './inbound/signed-request.guard';
 export * from './rendering/prompt-status';
+export * from './rendering/prompt-text-fit';
 export * from './rendering/untrusted-text';
 export * from './inbound/inbound-fields.schema';
 export * from './rendering/platform-safe-text';

@@ -1,4 +1,5 @@
 import type { PromptView } from '@tollgate/binding-core';
+import { oversizedPromptText } from '../../../../libs/binding-core/src/testing/prompt-text.fixture';
 import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
 import {
   FORGED_LINKS,
@@ -163,5 +164,19 @@ describe('X5 — Discord: text cannot ping or forge links', () => {
     const message = render({ kind: 'pending', request: { ...request, agent } });
     expect(message.content).toMatch(/sub-agent @\u200beveryone scribe \(for call call_2_1\)/);
     expect(render({ kind: 'pending', request }).content).not.toContain('sub-agent');
+  });
+});
+
+describe('A4 — discord: what will run stays readable', () => {
+  it('A4 a prompt text past the limit once escaped keeps its last lines and its hash; the arguments give way', () => {
+    const text: string = render({
+      kind: 'pending',
+      request: { ...request, displayText: oversizedPromptText() },
+    }).content;
+    expect([...text].length).toBeLessThanOrEqual(2000);
+    expect(text).toContain('Arguments hash: sha256:0123456789ab');
+    expect(text).toContain('Approvers: Ada (U1)');
+    expect(text).toMatch(/more characters\)/);
+    expect(text).toContain('Requested by');
   });
 });

@@ -1,6 +1,7 @@
 import {
   breakMarkdownLinks,
   breakMentions,
+  fitPromptText,
   type PromptView,
   promptStatusLine,
   type StatusMarkup,
@@ -45,19 +46,21 @@ export interface DiscordMessage {
 
 export function renderDiscordPrompt(view: PromptView, promptRef: string): DiscordMessage {
   const { request } = view;
-  const lines = [
+  const head = [
     `**${escape(request.toolName)}** wants approval (call \`${inlineCode(request.callId)}\`)`,
     ...(request.agent
       ? [
           `Asked by sub-agent ${escape(request.agent.name)} (for call ${escape(request.agent.parentCallId)})`,
         ]
       : []),
-    quote(request.displayText),
-    `Requested by ${mention(request.requester)}`,
-  ];
+  ].join('\n');
+  const requested = `Requested by ${mention(request.requester)}`;
   const status = promptStatusLine(view, MARKUP);
-  // The state line must survive truncation: the request text gives way first.
+  // The state line must survive truncation: the request text gives way first, and within it
+  // the arguments, never its last lines (A4).
   const tail = status ? `\n${status}` : '';
+  const room = Math.max(CONTENT_LIMIT - tail.length - head.length - requested.length - 2, 0);
+  const lines = [head, fitPromptText(request.displayText, room, quote), requested];
   const content = truncate(lines.join('\n'), CONTENT_LIMIT - tail.length) + tail;
   const live = view.kind === 'pending' || view.kind === 'refreshed';
   return {

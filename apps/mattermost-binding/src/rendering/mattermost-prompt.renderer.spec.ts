@@ -1,4 +1,5 @@
 import type { PromptView } from '@tollgate/binding-core';
+import { oversizedPromptText } from '../../../../libs/binding-core/src/testing/prompt-text.fixture';
 import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
 import { verifyActionContext } from '../inbound/action-signature';
 import {
@@ -118,11 +119,12 @@ describe('renderMattermostPrompt', () => {
     expect(byId.message).toContain('Requested by u9');
   });
 
-  it('truncates the message to the server limit in runes', () => {
+  it('truncates the message to the server limit in runes, the request text giving way', () => {
     const long = '😀'.repeat(MESSAGE_RUNE_LIMIT + 10);
     const post = render({ kind: 'pending', request: { ...request, displayText: long } });
-    expect([...post.message]).toHaveLength(MESSAGE_RUNE_LIMIT);
-    expect(post.message.endsWith('…')).toBe(true);
+    expect([...post.message].length).toBeLessThanOrEqual(MESSAGE_RUNE_LIMIT);
+    expect([...post.message].length).toBeGreaterThan(MESSAGE_RUNE_LIMIT - 40);
+    expect(post.message).toMatch(/… \(\d+ more characters\)\nRequested by /);
   });
 
   it('X3 binds every button to the post nonce, and will not show buttons without one', () => {
@@ -211,5 +213,19 @@ describe('S22 a text addressed to a person (a reminder)', () => {
     expect(text).not.toContain('@channel');
     expect(text).not.toContain('@bob');
     expect(renderMattermostText('Reminder')).toBe('Reminder');
+  });
+});
+
+describe('A4 — mattermost: what will run stays readable', () => {
+  it('A4 a prompt text past the limit once escaped keeps its last lines and its hash; the arguments give way', () => {
+    const text: string = render({
+      kind: 'pending',
+      request: { ...request, displayText: oversizedPromptText() },
+    }).message;
+    expect([...text].length).toBeLessThanOrEqual(16383);
+    expect(text).toContain('Arguments hash: sha256:0123456789ab');
+    expect(text).toContain('Approvers: Ada (U1)');
+    expect(text).toMatch(/more characters\)/);
+    expect(text).toContain('Requested by');
   });
 });

@@ -1,6 +1,7 @@
 import {
   breakMarkdownLinks,
   breakMentions,
+  fitPromptText,
   type PromptTarget,
   type PromptView,
   promptStatusLine,
@@ -88,9 +89,12 @@ export function renderMattermostPrompt(
   const agent = request.agent
     ? `\nAsked by sub-agent ${escape(request.agent.name)} (for call ${escape(request.agent.parentCallId)})`
     : '';
+  const header = `${code(request.toolName)} wants approval${agent}\n`;
+  const requested = `\nRequested by ${mention(request.requester)}`;
+  // A4: escaping may grow the text; the arguments give way, never its last lines.
+  const room = Math.max(MESSAGE_RUNE_LIMIT - runes(header) - runes(requested), 0);
   const message = truncateRunes(
-    `${code(request.toolName)} wants approval${agent}\n${quote(request.displayText)}\n` +
-      `Requested by ${mention(request.requester)}`,
+    `${header}${fitPromptText(request.displayText, room, quote, runes)}${requested}`,
     MESSAGE_RUNE_LIMIT,
   );
   const status = promptStatusLine(view, MARKUP) ?? 'Choose an option below.';
@@ -205,6 +209,10 @@ export function renderMattermostText(text: string, addressee?: Person): string {
 }
 
 /** Cuts to `limit` runes (code points), as the server counts them, ending with an ellipsis. */
+function runes(text: string): number {
+  return [...text].length;
+}
+
 export function truncateRunes(text: string, limit: number): string {
   const runes = [...text];
   return runes.length <= limit ? text : `${runes.slice(0, limit - 1).join('')}…`;

@@ -1,4 +1,5 @@
 import type { PromptView } from '@tollgate/binding-core';
+import { oversizedPromptText } from '../../../../libs/binding-core/src/testing/prompt-text.fixture';
 import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
 import {
   FORGED_LINKS,
@@ -155,5 +156,23 @@ describe('S22 a text addressed to a person (a reminder)', () => {
     expect(text).not.toContain('<!channel>');
     expect(text).not.toContain('<@U0OTHER>');
     expect(renderSlackText('Reminder')).toBe('Reminder');
+  });
+});
+
+describe('A4 — slack: what will run stays readable', () => {
+  it('A4 a prompt text past the limit once escaped keeps its last lines and its hash; the arguments give way', () => {
+    const text: string = JSON.parse(
+      JSON.stringify(
+        renderSlackPrompt(
+          { kind: 'pending', request: { ...request, displayText: oversizedPromptText() } },
+          'r',
+        ).blocks[0],
+      ),
+    ).text.text as string;
+    expect([...text].length).toBeLessThanOrEqual(3000);
+    expect(text).toContain('Arguments hash: sha256:0123456789ab');
+    expect(text).toContain('Approvers: Ada (U1)');
+    expect(text).toMatch(/more characters\)/);
+    expect(text).toContain('Requested by');
   });
 });

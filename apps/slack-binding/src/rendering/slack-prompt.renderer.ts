@@ -1,5 +1,6 @@
 import {
   breakMentions,
+  fitPromptText,
   type PromptView,
   promptStatusLine,
   type StatusMarkup,
@@ -29,8 +30,11 @@ export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMes
     ? `\nAsked by sub-agent ${escape(request.agent.name)} (for call ${escape(request.agent.parentCallId)})`
     : '';
   const header = `*${escape(request.toolName)}* wants approval${agent}`;
+  const requested = `\nRequested by ${mention(request.requester)}`;
+  // A4: escaping may grow the text; the arguments give way, never its last lines.
+  const room = Math.max(SECTION_LIMIT - header.length - 1 - requested.length, 0);
   const body = truncate(
-    `${header}\n${quote(request.displayText)}\nRequested by ${mention(request.requester)}`,
+    `${header}\n${fitPromptText(request.displayText, room, quote)}${requested}`,
     SECTION_LIMIT,
   );
   const blocks: KnownBlock[] = [
