@@ -16,6 +16,9 @@ const fileSchema = z.strictObject({
     .optional(),
   agentName: z.string().min(1).max(64).default('mcp-gateway'),
   holdSeconds: z.number().int().min(1).max(3_600).default(50),
+  // While held, a progress notification this often (when the client gave a progress token):
+  // clients that reset their timeout on progress then wait the whole hold.
+  progressSeconds: z.number().int().min(1).max(60).default(10),
   // An upstream call that takes longer is answered with an error naming the server.
   callTimeoutSeconds: z.number().int().min(1).max(3_600).default(50),
   // How often each upstream is pinged; one that does not answer is restarted.
@@ -49,6 +52,7 @@ export interface GatewayConfig {
   readonly approvalApi: { readonly url: string; readonly key: string } | undefined;
   readonly agentName: string;
   readonly holdSeconds: number;
+  readonly progressSeconds: number;
   readonly callTimeoutSeconds: number;
   readonly pingSeconds: number;
   readonly servers: ReadonlyMap<string, UpstreamSpec>;
@@ -112,6 +116,7 @@ export function loadGatewayConfig(
     approvalApi: config.approvalApi,
     agentName: config.agentName,
     holdSeconds: config.holdSeconds,
+    progressSeconds: config.progressSeconds,
     callTimeoutSeconds: config.callTimeoutSeconds,
     pingSeconds: config.pingSeconds,
     servers: servers.servers,

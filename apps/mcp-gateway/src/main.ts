@@ -19,7 +19,6 @@ import { McpSessions } from './transport/mcp-sessions';
 const USAGE = 'usage: mcp-gateway --config <file> [--stdio]';
 /** Stdio agents have no MCP session id; the gateway's calls over stdio share this one. */
 const STDIO_SESSION = 'stdio';
-const PROGRESS_EVERY_SECONDS = 10;
 
 function parseArgs(argv: readonly string[]): { config: string; stdio: boolean } {
   let config: string | undefined;
@@ -87,7 +86,7 @@ async function main(): Promise<void> {
             {
               agentName: config.agentName,
               holdSeconds: config.holdSeconds,
-              progressEverySeconds: PROGRESS_EVERY_SECONDS,
+              progressEverySeconds: config.progressSeconds,
             },
           ),
     callTimeoutMs: config.callTimeoutSeconds * 1000,

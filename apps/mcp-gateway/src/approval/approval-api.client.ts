@@ -38,7 +38,8 @@ export class ApprovalApiClient {
   }
 
   async get(id: string, waitSeconds: number, signal?: AbortSignal): Promise<Approval> {
-    const wait = Math.max(0, Math.min(60, Math.floor(waitSeconds)));
+    // Whole seconds, at least one: a zero wait would turn the hold into a busy poll.
+    const wait = Math.max(1, Math.min(60, Math.ceil(waitSeconds)));
     const { status, json } = await this.send(
       'GET',
       `/v1/approvals/${encodeURIComponent(id)}?wait=${wait}`,
