@@ -2,6 +2,8 @@ import { Agent, request } from 'node:http';
 
 /** One request exactly as a hostile sender would write it: any headers, any bytes. */
 export interface RawRequest {
+  /** POST unless given. */
+  readonly method?: string;
   readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: Buffer;
@@ -40,7 +42,7 @@ export class RawHttpClient {
       if (!raw.chunked) headers['content-length'] = String(raw.body.length);
       const req = request(
         url,
-        { method: 'POST', agent: this.agent, headers, timeout: timeoutMs },
+        { method: raw.method ?? 'POST', agent: this.agent, headers, timeout: timeoutMs },
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;

@@ -1,4 +1,5 @@
 import type { ApprovalDecided, ApprovalRequest } from '@tollgate/protocol';
+import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ApprovalRecord, Status } from './approval.view';
 
@@ -63,7 +64,8 @@ export class ApprovalsRepository {
         input.clientId,
         input.idempotencyKey,
         input.requestBody,
-        JSON.stringify(input.command),
+        // Arguments are the agent's own data: a NUL or a lone surrogate is kept, escaped.
+        toJsonbText(input.command),
         input.command.tool,
         input.command.argumentsHash,
         JSON.stringify(input.agent),
@@ -157,7 +159,7 @@ export class ApprovalsRepository {
         event.approvalId,
         event.clientId,
         event.status,
-        event.decision === null ? null : JSON.stringify(event.decision),
+        event.decision === null ? null : toJsonbText(event.decision),
         event.decidedAt,
       ],
     );
@@ -184,7 +186,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
     route: row.route,
     createdAt: row.created_at,
     decidedAt: row.decided_at,
-    decision: row.decision,
+    decision: row.decision === null ? null : fromJsonbValue(row.decision),
     redeemedAt: row.redeemed_at,
   };
 }
@@ -193,7 +195,7 @@ function toStored(row: ApprovalRow): StoredApproval {
   return {
     record: toRecord(row),
     requestBody: row.request_body,
-    command: row.command,
+    command: fromJsonbValue(row.command),
     published: row.published_at !== null,
   };
 }

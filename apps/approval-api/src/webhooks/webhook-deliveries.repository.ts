@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { fromJsonbValue } from '@tollgate/persistence';
 import { DatabaseClient } from '@tollgate/service-runtime';
 import type { EntityManager } from 'typeorm';
 import type { ApprovalRecord } from '../approvals/approval.view';
@@ -92,7 +93,7 @@ export class WebhookDeliveries {
         route: row.route,
         createdAt: row.created_at,
         decidedAt: row.decided_at,
-        decision: row.decision,
+        decision: row.decision === null ? null : fromJsonbValue(row.decision),
         redeemedAt: row.redeemed_at,
       },
     }));
