@@ -25,3 +25,9 @@ export function approvalCancelId(approvalId: string): string {
 export function approvalDecidedId(approvalId: string): string {
   return `decision:${approvalId}`;
 }
+
+/**
+ * The reason of the `Update{Abandoned}` that ends a prompt its agent cancelled; bindings show it
+ * as the banner, instead of "superseded".
+ */
+export const WITHDRAWN_BY_AGENT = 'Withdrawn by the agent';

@@ -44,4 +44,10 @@ describe('promptStatusLine', () => {
       ),
     ).toBe(':no_entry_sign: This request was superseded (by a newer message).');
   });
+
+  it('A2 says "Withdrawn by the agent" for an approval its agent cancelled, not "superseded"', () => {
+    expect(
+      promptStatusLine({ kind: 'abandoned', request, reason: 'Withdrawn by the agent' }, markup),
+    ).toBe(':no_entry_sign: Withdrawn by the agent.');
+  });
 });

@@ -1,4 +1,4 @@
-import type { Person } from '@tollgate/protocol';
+import { type Person, WITHDRAWN_BY_AGENT } from '@tollgate/protocol';
 import type { PromptView } from '../platform-adapter.port';
 
 /** How a platform's markup writes bold text, escapes user text and mentions a person. */
@@ -22,6 +22,8 @@ export function promptStatusLine(view: PromptView, markup: StatusMarkup): string
     case 'resolved':
       return `${markup.bold(markup.escape(view.label))} by ${markup.mention(view.resolvedBy)}`;
     case 'abandoned':
+      // A2: the agent withdrew its own request; nothing superseded it.
+      if (view.reason === WITHDRAWN_BY_AGENT) return `:no_entry_sign: ${WITHDRAWN_BY_AGENT}.`;
       return `:no_entry_sign: This request was superseded${reasonSuffix(view.reason, 'superseded', markup)}.`;
     case 'expired':
       return `:hourglass: This request has expired${reasonSuffix(view.reason, 'expired', markup)}.`;

@@ -13,6 +13,7 @@ import {
   TOLLGATE_DECIDER_ID,
   type ToolInteractionResponse,
   type ToolInteractionUndeliverable,
+  WITHDRAWN_BY_AGENT,
 } from '@tollgate/protocol';
 import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
 import { DEADLINE_REASON, promptTimersAt } from './prompt-timer';
@@ -28,7 +29,7 @@ import { holdsSessionGrant, type PendingApiApproval, type SessionState } from '.
  * the outbox in the same transaction.
  */
 
-export const WITHDRAWN = 'Withdrawn by the agent';
+export const WITHDRAWN = WITHDRAWN_BY_AGENT;
 
 const NOTICES: Record<RejectionReason, string> = {
   wrong_requester: 'Only the approvers named on this request can answer it.',
