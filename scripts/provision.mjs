@@ -1,5 +1,7 @@
-// Creates the streams and every service's durable consumer, as the services do at start,
-// for operators who provision before a deploy. Settings that differ are reported, not changed.
+// Creates the streams and every service's durable consumer: the operator's job, before a
+// deploy, since a service with NATS credentials may create nothing and is not ready until
+// they exist as defined. Settings that differ (any field, compared whole) are reported, not
+// changed, and make the run exit 2.
 // Connects as NATS_USER + NATS_PASSWORD or NATS_CREDS when set (the `operator` user of
 // `npm run nats:config` may create every stream and durable), anonymously otherwise.
 // `--replicas N` creates the streams with N replicas (3 on a JetStream cluster). The whole run
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = join(import.meta.dirname, '..', 'dist');
-const { connectNats, provision, roleInboxPrefix } = require(join(dist, 'libs/messaging/index.js'));
+const { connectNats, describeVerification, provision, roleInboxPrefix } = require(join(dist, 'libs/messaging/index.js'));
 const { createLogger, readNatsCredentials } = require(join(dist, 'libs/service-runtime/index.js'));
 const protocol = require(join(dist, 'libs/protocol/index.js'));
 const { jetstreamManager } = require('@nats-io/jetstream');
@@ -36,7 +38,16 @@ if (!nats.ok) {
 }
 const ackWaitMs = Number(process.env.TOLLGATE_ACK_WAIT_MS ?? 30_000);
 const outMaxAgeDays = Number(process.env.TOLLGATE_OUT_MAX_AGE_DAYS ?? 14);
-const streams = protocol.streamDefinitions(prefix, { outMaxAgeDays });
+const maxBytes = Number(process.env.TOLLGATE_STREAM_MAX_BYTES ?? protocol.DEFAULT_STREAM_MAX_BYTES);
+let streams;
+try {
+  streams = protocol.streamDefinitions(prefix, { outMaxAgeDays, maxBytes });
+} catch (error) {
+  console.error(
+    `provision: TOLLGATE_OUT_MAX_AGE_DAYS or TOLLGATE_STREAM_MAX_BYTES: ${error.message}`,
+  );
+  process.exit(1);
+}
 const plan = {
   streams: [streams.commands, streams.outputs, streams.deadLetters, streams.decisions].map(
     (stream) => ({
@@ -71,7 +82,13 @@ const connection = await connectNats({
 try {
   const report = await provision(await jetstreamManager(connection.nc), plan, logger);
   logger.info(report, 'provisioned');
-  if (report.differing.length > 0) process.exitCode = 2;
+  if (report.differing.length > 0) {
+    for (const differing of report.differing) {
+      const text = describeVerification({ missing: [], differing: [differing], usage: [] });
+      console.error(`provision: ${text}; left unchanged, and no service using it becomes ready`);
+    }
+    process.exitCode = 2;
+  }
 } catch (error) {
   console.error(`provision: failed against NATS at ${where}: ${error?.message ?? error}`);
   process.exitCode = 1;

@@ -60,6 +60,17 @@ describe('X1 — least-privilege NATS', () => {
     }
     for (const role of NATS_ROLES) passwords.set(role, env[passwordVariable(role)]);
     server = await OwnNatsServer.start({ configFile, env });
+    // Only the operator provisions (X11): the services check and create nothing.
+    await run(process.execPath, [join(ROOT, 'scripts', 'provision.mjs')], {
+      env: {
+        PATH: process.env.PATH,
+        NATS_URL: server.url,
+        NATS_USER: 'operator',
+        NATS_PASSWORD: passwords.get('operator')!,
+        TOLLGATE_SUBJECT_PREFIX: prefix,
+        LOG_LEVEL: 'warn',
+      },
+    });
 
     const credentials = (role: NatsRole) => ({
       NATS_URL: server.url,
@@ -213,24 +224,24 @@ describe('X1 — least-privilege NATS', () => {
       }),
     ).rejects.toThrow(/Permissions Violation/);
 
-    // Its own durable's CREATE subject names its own filter; a body asking for another
-    // platform's outputs under that subject is refused by the server, and nothing changes.
+    // Not even its own durable may it create or rewrite (X11: only the operator provisions).
     const slackDurable = bindingConsumer(prefix, 'slack');
     const create = `$JS.API.CONSUMER.CREATE.${streams.outputs}.${slackDurable.durable}.${slackDurable.filterSubject}`;
-    const answer = await nc.request(
-      create,
-      raw({
-        stream_name: streams.outputs,
-        config: {
-          durable_name: slackDurable.durable,
-          filter_subject: discordOutputs,
-          ack_policy: 'explicit',
-          deliver_policy: 'all',
-        },
-      }),
-      { timeout: 2_000 },
-    );
-    expect(answer.json<{ error?: unknown }>().error).toBeDefined();
+    await expect(
+      nc.request(
+        create,
+        raw({
+          stream_name: streams.outputs,
+          config: {
+            durable_name: slackDurable.durable,
+            filter_subject: discordOutputs,
+            ack_policy: 'explicit',
+            deliver_policy: 'all',
+          },
+        }),
+        { timeout: 2_000 },
+      ),
+    ).rejects.toThrow(violation('Publish', create));
     const operator = await jetstreamManager((await connectAs('operator')).nc);
     const info = await operator.consumers.info(streams.outputs, slackDurable.durable);
     expect(info.config.filter_subject).toBe(slackDurable.filterSubject);

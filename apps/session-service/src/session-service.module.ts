@@ -34,7 +34,10 @@ export type SessionServiceStartConfig = SessionServiceConfig & {
 export class SessionServiceModule {
   static forRoot(config: SessionServiceStartConfig, logger: Logger): DynamicModule {
     const prefix = config.TOLLGATE_SUBJECT_PREFIX;
-    const streams = streamDefinitions(prefix, { outMaxAgeDays: config.TOLLGATE_OUT_MAX_AGE_DAYS });
+    const streams = streamDefinitions(prefix, {
+      outMaxAgeDays: config.TOLLGATE_OUT_MAX_AGE_DAYS,
+      maxBytes: config.TOLLGATE_STREAM_MAX_BYTES,
+    });
     return {
       module: SessionServiceModule,
       imports: [

@@ -10,15 +10,10 @@ describe('natsPermissions', () => {
         'tollgate.dlq.session-service',
         '$JS.API.INFO',
         '$JS.API.STREAM.INFO.TOLLGATE_CMD',
-        '$JS.API.STREAM.CREATE.TOLLGATE_CMD',
         '$JS.API.STREAM.INFO.TOLLGATE_OUT',
-        '$JS.API.STREAM.CREATE.TOLLGATE_OUT',
         '$JS.API.STREAM.INFO.TOLLGATE_DLQ',
-        '$JS.API.STREAM.CREATE.TOLLGATE_DLQ',
         '$JS.API.STREAM.INFO.TOLLGATE_DECISION',
-        '$JS.API.STREAM.CREATE.TOLLGATE_DECISION',
         '$JS.API.CONSUMER.INFO.TOLLGATE_CMD.session-service',
-        '$JS.API.CONSUMER.CREATE.TOLLGATE_CMD.session-service.tollgate.cmd.>',
         '$JS.API.CONSUMER.MSG.NEXT.TOLLGATE_CMD.session-service',
         '$JS.ACK.TOLLGATE_CMD.session-service.>',
       ],
@@ -32,14 +27,7 @@ describe('natsPermissions', () => {
         'tg.cmd.discord.>',
         'tg.dlq.discord-binding',
         '$JS.API.INFO',
-        '$JS.API.STREAM.INFO.TG_CMD',
-        '$JS.API.STREAM.CREATE.TG_CMD',
-        '$JS.API.STREAM.INFO.TG_OUT',
-        '$JS.API.STREAM.CREATE.TG_OUT',
-        '$JS.API.STREAM.INFO.TG_DLQ',
-        '$JS.API.STREAM.CREATE.TG_DLQ',
         '$JS.API.CONSUMER.INFO.TG_OUT.discord-binding',
-        '$JS.API.CONSUMER.CREATE.TG_OUT.discord-binding.tg.out.discord.>',
         '$JS.API.CONSUMER.MSG.NEXT.TG_OUT.discord-binding',
         '$JS.ACK.TG_OUT.discord-binding.>',
       ],
@@ -53,14 +41,26 @@ describe('natsPermissions', () => {
       'tollgate.cmd.api.>',
       'tollgate.dlq.approval-api',
     ]);
-    expect(publish).toContain(
-      '$JS.API.CONSUMER.CREATE.TOLLGATE_DECISION.approval-api.tollgate.decision.>',
-    );
+    expect(publish).toContain('$JS.API.CONSUMER.INFO.TOLLGATE_DECISION.approval-api');
     expect(publish).toContain('$JS.API.CONSUMER.MSG.NEXT.TOLLGATE_DECISION.approval-api');
     expect(publish).toContain('$JS.ACK.TOLLGATE_DECISION.approval-api.>');
     expect(publish.filter((s) => s.includes('TOLLGATE_OUT'))).toEqual([]);
     expect(subscribe).toEqual(['_INBOX.tollgate.approval-api.>']);
   });
+
+  it.each(NATS_ROLES.filter((role) => role !== 'operator'))(
+    'X11 gives %s no way to create a stream or a durable, and stream info only to the session-service',
+    (role) => {
+      const { publish } = natsPermissions('tollgate', role);
+      expect(publish.filter((s) => /\.(CREATE|DURABLE)\./.test(s))).toEqual([]);
+      const streamInfo = publish.filter((s) => s.includes('STREAM.'));
+      if (role === 'session-service') {
+        expect(streamInfo.every((s) => s.startsWith('$JS.API.STREAM.INFO.'))).toBe(true);
+      } else {
+        expect(streamInfo).toEqual([]);
+      }
+    },
+  );
 
   it.each(NATS_ROLES)('gives %s no way to delete, purge or update, nor a shared inbox', (role) => {
     const { publish, subscribe } = natsPermissions('tollgate', role);

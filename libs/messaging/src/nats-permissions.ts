@@ -43,10 +43,15 @@ export function roleInboxPrefix(prefix: string, role: NatsRole): string {
 
 /**
  * Exactly what each role needs (docs/protocol.md §5): the session-service consumes commands and
- * publishes outputs; a binding publishes its platform's commands and consumes its platform's
- * outputs; each writes only its own dead-letter subject. Every service creates, idempotently,
- * the three streams and its own durable at start, so it may look them up and create them, but
- * no role may update, purge or delete a stream or consumer. The operator role provisions
+ * publishes outputs and decisions; a binding publishes its platform's commands and consumes its
+ * platform's outputs; approval-api publishes API commands and consumes decisions; each writes
+ * only its own dead-letter subject. Only the operator creates streams and durables
+ * (`npm run provision`): `CONSUMER.CREATE` is create-or-update and the first `STREAM.CREATE`
+ * sets a stream's whole configuration, so a service holding either could rewrite what others
+ * rely on (a `headers_only` durable, a stream republishing to its own inbox). A service looks
+ * up its own durable (`CONSUMER.INFO`), pulls from it and acks it; only the session-service
+ * may read stream info, which with `subjects_filter` would list another platform's pending
+ * calls. No role may update, purge or delete a stream or consumer. The operator provisions
  * everything and reads every stream (the DLQ above all). To replay a dead-lettered message
  * (`tollgate dlq replay`) it may publish commands and outputs, and the marker that records a
  * replay; it can still delete nothing, so every dead-lettered copy stays for its 30 days.
@@ -70,13 +75,7 @@ export function natsPermissions(prefix: string, role: NatsRole): NatsPermissions
       return bindingRole(prefix, 'mattermost');
     case 'approval-api':
       // Only it may ask for approvals: `<prefix>.cmd.api.>`, which no binding can publish.
-      return serviceRole(
-        prefix,
-        role,
-        approvalApiConsumer(prefix),
-        [subjects.apiCommandFilter()],
-        approvalApiStreams(prefix),
-      );
+      return serviceRole(prefix, role, approvalApiConsumer(prefix), [subjects.apiCommandFilter()]);
     case 'operator':
       return operatorRole(prefix);
   }
@@ -93,13 +92,16 @@ function serviceRole(
   role: NatsRole,
   durable: ConsumerDefinition,
   writes: readonly string[],
-  streams: readonly string[] = bindingStreams(prefix),
+  readableStreams: readonly string[] = [],
 ): NatsPermissions {
   return {
     publish: [
       ...writes,
       new Subjects(prefix).dlq(role),
-      ...provisioningApi(streams, [durable]),
+      // jetstreamManager's account check; it says nothing about any stream's content.
+      `${API}.INFO`,
+      ...readableStreams.map((stream) => `${API}.STREAM.INFO.${stream}`),
+      `${API}.CONSUMER.INFO.${durable.stream}.${durable.durable}`,
       ...consumingApi(durable),
     ],
     subscribe: [`${roleInboxPrefix(prefix, role)}.>`],
@@ -134,10 +136,9 @@ function operatorRole(prefix: string): NatsPermissions {
 }
 
 /**
- * What stream-provisioner.ts calls: the account check of `jetstreamManager`, INFO then CREATE
- * of each stream, INFO then CREATE of each durable. The filter subject is part of the CREATE
- * subject (the server refuses a body whose filter differs), so a binding cannot create its
- * durable over another platform's outputs.
+ * What stream-provisioner.ts calls for the operator: the account check of `jetstreamManager`,
+ * INFO then CREATE of each stream, INFO then CREATE of each durable. The filter subject is
+ * part of the CREATE subject (the server refuses a body whose filter differs).
  */
 function provisioningApi(
   streams: readonly string[],
@@ -154,21 +155,6 @@ function provisioningApi(
       `${API}.CONSUMER.CREATE.${d.stream}.${d.durable}.${d.filterSubject}`,
     ]),
   ];
-}
-
-/**
- * A binding creates the streams it writes and reads (binding-provision.ts), not the decision
- * stream: the first to create a stream sets its configuration, and a binding has no say there.
- */
-function bindingStreams(prefix: string): string[] {
-  const { commands, outputs, deadLetters } = streamNames(prefix);
-  return [commands, outputs, deadLetters];
-}
-
-/** approval-api writes commands and reads decisions; it never sees the outputs. */
-function approvalApiStreams(prefix: string): string[] {
-  const { commands, decisions, deadLetters } = streamNames(prefix);
-  return [commands, decisions, deadLetters];
 }
 
 /** What consumer-runner.ts calls on its own durable: pull, then ack, nak, term or working. */

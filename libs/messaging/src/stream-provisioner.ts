@@ -15,6 +15,11 @@ import type { ConsumerDefinition, StreamDefinition } from './definitions';
 export interface ProvisionPlan {
   streams: readonly StreamDefinition[];
   consumers: readonly ConsumerDefinition[];
+  /**
+   * False for a role that may not read stream info (a binding, approval-api): its streams are
+   * created by the operator and checked by the session-service, never looked at by it.
+   */
+  streamsReadable?: boolean;
 }
 
 /** One setting whose running value is not the defined one. Durations are in milliseconds. */
@@ -34,6 +39,68 @@ export interface ProvisionReport {
   created: string[];
   unchanged: string[];
   differing: DifferingResource[];
+}
+
+/** What a service finds when it only checks (it may create nothing): missing or differing. */
+export interface VerificationReport {
+  missing: string[];
+  differing: DifferingResource[];
+  /** Each stream looked at: bytes stored and its limit (for a gauge and its alert). */
+  usage: { stream: string; bytes: number; maxBytes: number }[];
+}
+
+/** One line naming every problem a verification found, for a log line or a readiness reason. */
+export function describeVerification(report: VerificationReport): string {
+  return [
+    ...report.missing.map((resource) => `${resource} does not exist`),
+    ...report.differing.map(
+      (d) =>
+        `${d.resource} differs in ${d.differences
+          .map(
+            (x) =>
+              `${x.field} (wanted ${JSON.stringify(x.wanted)}, found ${JSON.stringify(x.actual)})`,
+          )
+          .join(', ')}`,
+    ),
+  ].join('; ');
+}
+
+/**
+ * Looks up every stream (when the role may) and durable of the plan and compares each one's
+ * whole configuration with its definition; creates and changes nothing. A service whose NATS
+ * user may not provision (every service of an authenticated deployment) runs this instead of
+ * `provision` and is not ready while anything is missing or differs.
+ */
+export async function verifyProvisioned(
+  jsm: JetStreamManager,
+  plan: ProvisionPlan,
+): Promise<VerificationReport> {
+  const report: VerificationReport = { missing: [], differing: [], usage: [] };
+  const record = (resource: string, differences: SettingDifference[] | undefined): void => {
+    if (differences === undefined) report.missing.push(resource);
+    else if (differences.length > 0) report.differing.push({ resource, differences });
+  };
+  if (plan.streamsReadable !== false) {
+    for (const stream of plan.streams) {
+      const existing = await findStream(jsm, stream.name);
+      record(`stream ${stream.name}`, existing && streamDifferences(stream, existing));
+      if (existing) {
+        report.usage.push({
+          stream: stream.name,
+          bytes: existing.state.bytes,
+          maxBytes: existing.config.max_bytes,
+        });
+      }
+    }
+  }
+  for (const consumer of plan.consumers) {
+    const existing = await findConsumer(jsm, consumer);
+    record(
+      `consumer ${consumer.stream}/${consumer.durable}`,
+      existing && consumerDifferences(consumer, existing),
+    );
+  }
+  return report;
 }
 
 /**
@@ -114,6 +181,8 @@ function streamConfig(d: StreamDefinition): Partial<StreamConfig> & { name: stri
     max_age: nanos(d.maxAgeMs),
     duplicate_window: nanos(d.duplicateWindowMs),
     num_replicas: d.replicas ?? 1,
+    max_bytes: d.maxBytes,
+    discard: d.discard,
   };
 }
 
@@ -129,51 +198,109 @@ function consumerConfig(d: ConsumerDefinition): Partial<ConsumerConfig> {
   };
 }
 
+/**
+ * Every field of the running stream: those Tollgate sets must equal its definition, and every
+ * other one must be at its default (absent, off, empty, -1 for "no limit"), whatever its name,
+ * so a field added by someone else — a `republish` to their own inbox, `sources`, a `mirror`,
+ * `allow_direct` — is a difference, not something no one looked at.
+ */
 function streamDifferences(wanted: StreamDefinition, info: StreamInfo): SettingDifference[] {
-  const actual = info.config;
-  return compare([
-    ['subjects', [...wanted.subjects].sort(), [...actual.subjects].sort()],
-    ['retention', wanted.retention, actual.retention],
-    ['storage', wanted.storage, actual.storage],
-    ['max_age', wanted.maxAgeMs, millis(actual.max_age)],
-    ['duplicate_window', wanted.duplicateWindowMs, millis(actual.duplicate_window)],
-    // Services provision without a count and must not flag an operator's R3 streams.
-    ...(wanted.replicas === undefined
-      ? []
-      : [['num_replicas', wanted.replicas, actual.num_replicas] as [string, unknown, unknown]]),
-  ]);
+  const actual = info.config as unknown as Record<string, unknown>;
+  const expected: Record<string, unknown> = {
+    name: wanted.name,
+    subjects: [...wanted.subjects].sort(),
+    retention: wanted.retention,
+    storage: wanted.storage,
+    max_age: wanted.maxAgeMs,
+    duplicate_window: wanted.duplicateWindowMs,
+    max_bytes: wanted.maxBytes,
+    discard: wanted.discard,
+  };
+  const seen = {
+    ...actual,
+    subjects: [...((actual.subjects as string[] | undefined) ?? [])].sort(),
+    max_age: millis(Number(actual.max_age ?? 0)),
+    duplicate_window: millis(Number(actual.duplicate_window ?? 0)),
+  };
+  // Services provision without a count and must not flag an operator's R3 streams.
+  const ignored = wanted.replicas === undefined ? ['num_replicas'] : [];
+  if (wanted.replicas !== undefined) expected.num_replicas = wanted.replicas;
+  return compareWhole(expected, seen, ignored, STREAM_DEFAULTS);
 }
 
 function consumerDifferences(wanted: ConsumerDefinition, info: ConsumerInfo): SettingDifference[] {
-  const actual = info.config;
-  return compare([
-    ['ack_policy', AckPolicy.Explicit, actual.ack_policy],
-    ['deliver_policy', wanted.deliverPolicy, actual.deliver_policy],
-    ['deliver_subject', undefined, actual.deliver_subject || undefined],
-    [
-      'ack_wait',
-      wanted.ackWaitMs,
-      actual.ack_wait === undefined ? undefined : millis(actual.ack_wait),
-    ],
-    ['max_deliver', wanted.maxDeliver, actual.max_deliver],
-    ...(wanted.maxAckPending === undefined
-      ? []
-      : [
-          ['max_ack_pending', wanted.maxAckPending, actual.max_ack_pending] as [
-            string,
-            unknown,
-            unknown,
-          ],
-        ]),
-    ['filter_subject', wanted.filterSubject, actual.filter_subject || undefined],
-    ['backoff', [], (actual.backoff ?? []).map((ns) => millis(ns))],
-  ]);
+  const actual = info.config as unknown as Record<string, unknown>;
+  const expected: Record<string, unknown> = {
+    durable_name: wanted.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: wanted.deliverPolicy,
+    ack_wait: wanted.ackWaitMs,
+    max_deliver: wanted.maxDeliver,
+    filter_subject: wanted.filterSubject,
+  };
+  if (wanted.maxAckPending !== undefined) expected.max_ack_pending = wanted.maxAckPending;
+  const seen: Record<string, unknown> = {
+    ...actual,
+    ack_wait: actual.ack_wait === undefined ? undefined : millis(Number(actual.ack_wait)),
+  };
+  // One filter may come back as `filter_subjects: [f]` (nats-server 2.10 and later).
+  const filters = actual.filter_subjects as string[] | undefined;
+  if (seen.filter_subject === undefined && filters?.length === 1) {
+    seen.filter_subject = filters[0];
+    delete seen.filter_subjects;
+  }
+  // The server names a durable after itself.
+  if (seen.name === wanted.durable) delete seen.name;
+  return compareWhole(expected, seen, [], CONSUMER_DEFAULTS);
 }
 
-function compare(pairs: [field: string, wanted: unknown, actual: unknown][]): SettingDifference[] {
-  return pairs
-    .filter(([, wanted, actual]) => JSON.stringify(wanted) !== JSON.stringify(actual))
-    .map(([field, wanted, actual]) => ({ field, wanted, actual }));
+/** Values other than "empty" that a field holds when nobody set it. */
+const STREAM_DEFAULTS: Record<string, readonly unknown[]> = {
+  compression: ['none'],
+  num_replicas: [1],
+};
+const CONSUMER_DEFAULTS: Record<string, readonly unknown[]> = {
+  replay_policy: ['instant'],
+  max_waiting: [512],
+  // The server's default when the definition sets none (binding durables).
+  max_ack_pending: [1000],
+};
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === -1) {
+    return true;
+  }
+  if (value === '' || value === '0001-01-01T00:00:00Z') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') {
+    // Metadata the server itself writes (`_nats.ver`, …) is not a setting.
+    return Object.entries(value).every(
+      ([key, inner]) => key.startsWith('_nats.') || isEmpty(inner),
+    );
+  }
+  return false;
+}
+
+function compareWhole(
+  expected: Record<string, unknown>,
+  actual: Record<string, unknown>,
+  ignored: readonly string[],
+  defaults: Record<string, readonly unknown[]>,
+): SettingDifference[] {
+  const differences: SettingDifference[] = [];
+  const fields = new Set([...Object.keys(expected), ...Object.keys(actual)]);
+  for (const field of [...fields].sort()) {
+    if (ignored.includes(field)) continue;
+    const value = actual[field];
+    if (field in expected) {
+      if (JSON.stringify(expected[field]) !== JSON.stringify(value)) {
+        differences.push({ field, wanted: expected[field], actual: value });
+      }
+    } else if (!isEmpty(value) && !(defaults[field] ?? []).some((d) => d === value)) {
+      differences.push({ field, wanted: defaults[field]?.[0], actual: value });
+    }
+  }
+  return differences;
 }
 
 async function findStream(jsm: JetStreamManager, name: string): Promise<StreamInfo | undefined> {
@@ -192,7 +319,13 @@ async function findConsumer(
   try {
     return await jsm.consumers.info(d.stream, d.durable);
   } catch (error) {
-    if (isApiError(error, JetStreamApiCodes.ConsumerNotFound)) return undefined;
+    // No stream, no durable: a binding may not look the stream up to tell them apart.
+    if (
+      isApiError(error, JetStreamApiCodes.ConsumerNotFound) ||
+      isApiError(error, JetStreamApiCodes.StreamNotFound)
+    ) {
+      return undefined;
+    }
     throw error;
   }
 }

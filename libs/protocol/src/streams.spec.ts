@@ -17,6 +17,8 @@ describe('streamDefinitions', () => {
         maxAgeMs: 0,
         duplicateWindowMs: 120_000,
         storage: 'file',
+        maxBytes: 1024 ** 3,
+        discard: 'new',
       },
       outputs: {
         name: 'TOLLGATE_OUT',
@@ -25,6 +27,8 @@ describe('streamDefinitions', () => {
         maxAgeMs: 14 * DAY_MS,
         duplicateWindowMs: 120_000,
         storage: 'file',
+        maxBytes: 1024 ** 3,
+        discard: 'new',
       },
       deadLetters: {
         name: 'TOLLGATE_DLQ',
@@ -33,6 +37,8 @@ describe('streamDefinitions', () => {
         maxAgeMs: 30 * DAY_MS,
         duplicateWindowMs: 120_000,
         storage: 'file',
+        maxBytes: 1024 ** 3,
+        discard: 'old',
       },
       decisions: {
         name: 'TOLLGATE_DECISION',
@@ -41,6 +47,8 @@ describe('streamDefinitions', () => {
         maxAgeMs: 30 * DAY_MS,
         duplicateWindowMs: 120_000,
         storage: 'file',
+        maxBytes: 1024 ** 3,
+        discard: 'new',
       },
     };
 
@@ -62,6 +70,11 @@ describe('streamDefinitions', () => {
 
   it.each([0, -1, Number.NaN])('refuses outMaxAgeDays %p', (outMaxAgeDays) => {
     expect(() => streamDefinitions('tollgate', { outMaxAgeDays })).toThrow(RangeError);
+  });
+
+  it('refuses a size limit under 1 MiB', () => {
+    expect(() => streamDefinitions('tollgate', { maxBytes: 1000 })).toThrow(RangeError);
+    expect(streamDefinitions('tollgate', { maxBytes: 2 ** 21 }).outputs.maxBytes).toBe(2 ** 21);
   });
 
   it('refuses an invalid prefix', () => {

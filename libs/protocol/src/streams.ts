@@ -17,6 +17,13 @@ export interface StreamDefinition {
   readonly storage: 'file';
   /** Copies kept on a JetStream cluster (1 when absent); 3 survives the loss of one node. */
   readonly replicas?: number;
+  /**
+   * Added 2026-12-01 (c): the stream's size limit, so no role can fill the disk, and what
+   * JetStream does at it: `new` refuses the publish (the publisher sees an error and retries
+   * or answers "try again"; nothing is lost silently), `old` drops the oldest message.
+   */
+  readonly maxBytes: number;
+  readonly discard: 'new' | 'old';
 }
 
 /** Every Tollgate consumer is also pull, explicit ack and without `backoff` (docs/protocol.md §2). */
@@ -55,17 +62,31 @@ export const SESSION_SERVICE_DURABLE = 'session-service';
  */
 export const SESSION_SERVICE_MAX_ACK_PENDING = 20_000;
 
+/** Each stream's size limit unless configured (TOLLGATE_STREAM_MAX_BYTES): 1 GiB. */
+export const DEFAULT_STREAM_MAX_BYTES = 1024 ** 3;
+
 export function streamDefinitions(
   prefix: string,
-  { outMaxAgeDays = DEFAULT_OUT_MAX_AGE_DAYS }: { outMaxAgeDays?: number } = {},
+  {
+    outMaxAgeDays = DEFAULT_OUT_MAX_AGE_DAYS,
+    maxBytes = DEFAULT_STREAM_MAX_BYTES,
+  }: { outMaxAgeDays?: number; maxBytes?: number } = {},
 ): StreamDefinitions {
   if (!Number.isFinite(outMaxAgeDays) || outMaxAgeDays <= 0) {
     // 0 would mean "keep outputs forever" to JetStream, which nobody asks for by accident.
     throw new RangeError(`outMaxAgeDays must be a positive number, got ${outMaxAgeDays}`);
   }
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1024 * 1024) {
+    throw new RangeError(`maxBytes must be an integer of 1 MiB or more, got ${maxBytes}`);
+  }
   const names = streamNames(prefix);
   const subjects = new Subjects(prefix);
-  const common = { duplicateWindowMs: DUPLICATE_WINDOW_MS, storage: 'file' } as const;
+  const common = {
+    duplicateWindowMs: DUPLICATE_WINDOW_MS,
+    storage: 'file',
+    maxBytes,
+    discard: 'new',
+  } as const;
   return {
     commands: {
       ...common,
@@ -83,6 +104,9 @@ export function streamDefinitions(
     },
     deadLetters: {
       ...common,
+      // A full DLQ drops its oldest copy rather than refuse a new one: a refused dead letter
+      // would be retried by its consumer and block the messages behind it.
+      discard: 'old',
       name: names.deadLetters,
       subjects: [subjects.dlqAll()],
       retention: 'limits',

@@ -1,4 +1,5 @@
 import type { NatsCredentials } from '@tollgate/messaging';
+import { DEFAULT_STREAM_MAX_BYTES } from '@tollgate/protocol';
 import { z } from 'zod';
 import { ConfigError } from './config-error';
 import { readNatsCredentials } from './nats-credentials.config';
@@ -88,6 +89,10 @@ function baseShape(service: ServiceName) {
     // A consumer with messages waiting and nothing settled for this long is not ready.
     TOLLGATE_STALL_AFTER_MS: integer(1_000, 86_400_000).default(120_000),
     TOLLGATE_OUT_MAX_AGE_DAYS: integer(1, 3650).default(14),
+    // Each stream's size limit; the operator provisions with the same value (`npm run provision`).
+    TOLLGATE_STREAM_MAX_BYTES: integer(1_048_576, Number.MAX_SAFE_INTEGER).default(
+      DEFAULT_STREAM_MAX_BYTES,
+    ),
     // A handler still running after this long is abandoned and its message retried.
     TOLLGATE_HANDLER_TIMEOUT_MS: integer(100, 86_400_000).default(300_000),
     // Set on every pooled PostgreSQL session (see DEFAULT_SESSION_TIMEOUTS in persistence).

@@ -11,6 +11,7 @@ export class MetricsService {
   readonly inboundRefused: Counter<'endpoint' | 'reason'>;
   readonly handlersAbandoned: Counter<'stream'>;
   private readonly consumers = new Map<string, () => ConsumerProgress>();
+  private streams: readonly { stream: string; bytes: number; maxBytes: number }[] = [];
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'tollgate_' });
@@ -64,6 +65,30 @@ export class MetricsService {
       registers: [this.registry],
       collect: perConsumer((p) => p.msSinceProgress / 1_000),
     });
+    const streamsNow = () => this.streams;
+    const streamGauge = (read: (u: { bytes: number; maxBytes: number }) => number) =>
+      function collect(this: Gauge<'stream'>): void {
+        for (const usage of streamsNow()) this.set({ stream: usage.stream }, read(usage));
+      };
+    new Gauge({
+      name: 'tollgate_stream_bytes',
+      help: 'Bytes a JetStream stream holds, as last read (alert well before tollgate_stream_max_bytes)',
+      labelNames: ['stream'],
+      registers: [this.registry],
+      collect: streamGauge((u) => u.bytes),
+    });
+    new Gauge({
+      name: 'tollgate_stream_max_bytes',
+      help: "A JetStream stream's size limit (TOLLGATE_STREAM_MAX_BYTES); at it, CMD, OUT and DECISION refuse new messages and the DLQ drops its oldest",
+      labelNames: ['stream'],
+      registers: [this.registry],
+      collect: streamGauge((u) => u.maxBytes),
+    });
+  }
+
+  /** The streams' sizes as last read (only a role that may read stream info reports any). */
+  observeStreams(usage: readonly { stream: string; bytes: number; maxBytes: number }[]): void {
+    this.streams = usage;
   }
 
   /** Reports a durable's progress as gauges, read at each scrape. */

@@ -30,6 +30,7 @@ import {
   outputSubject,
   streamNames,
   Subjects,
+  DEFAULT_STREAM_MAX_BYTES,
 } from '@tollgate/protocol';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
@@ -133,6 +134,7 @@ export class BindingHarness {
           TOLLGATE_SUBJECT_PREFIX: prefix,
           TOLLGATE_OUT_MAX_AGE_DAYS: 1,
           TOLLGATE_ACK_WAIT_MS: ackWaitMs,
+          TOLLGATE_STREAM_MAX_BYTES: DEFAULT_STREAM_MAX_BYTES,
         },
         'slack',
       ),

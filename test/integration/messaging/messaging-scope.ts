@@ -98,6 +98,8 @@ export class MessagingScope {
       maxAgeMs: 0,
       duplicateWindowMs: 120_000,
       storage: 'file',
+      maxBytes: 64 * 1024 * 1024,
+      discard: 'new',
     };
     const dlq: StreamDefinition = {
       name: `${streamBase}_DLQ`,
@@ -106,6 +108,8 @@ export class MessagingScope {
       maxAgeMs: 24 * 3_600_000,
       duplicateWindowMs: 120_000,
       storage: 'file',
+      maxBytes: 64 * 1024 * 1024,
+      discard: 'new',
     };
     const consumer: ConsumerDefinition = {
       stream: work.name,
