@@ -1,4 +1,9 @@
-import { expandEnv, parseServersBlock, type UpstreamSpec } from '@tollgate/mcp-upstream';
+import {
+  expandEnv,
+  parseServersBlock,
+  parseYamlKeepingReferences,
+  type UpstreamSpec,
+} from '@tollgate/mcp-upstream';
 import { ConfigError } from '@tollgate/service-runtime';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -68,7 +73,7 @@ export function loadGatewayConfig(
 ): GatewayConfig {
   let raw: unknown;
   try {
-    raw = parse(readFileSync(file, 'utf8'));
+    raw = parseYamlKeepingReferences(readFileSync(file, 'utf8'), parse);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : 'unreadable';
     throw new ConfigError([{ variable: '--config', problem: `cannot read ${file}: ${reason}` }]);

@@ -1,4 +1,5 @@
-import { expandEnv } from './env-expansion';
+import { parse } from 'yaml';
+import { expandEnv, parseYamlKeepingReferences } from './env-expansion';
 
 describe('M1 — expandEnv', () => {
   it('replaces ${VAR} in every string of a nested value and reports the values as secrets', () => {
@@ -19,5 +20,19 @@ describe('M1 — expandEnv', () => {
 
   it('leaves text that only looks like a reference alone', () => {
     expect(expandEnv('$HOME ${1X} $${', {}).value).toBe('$HOME ${1X} $${');
+  });
+
+  it('M6 reads an unquoted ${VAR} in a flow map as a value, not as a nested map', () => {
+    const text =
+      'approvalApi: { url: http://h:3004, key: ${TOLLGATE_API_KEY} }\nh: "Bearer ${T}"\n';
+    const parsed = parseYamlKeepingReferences(text, parse);
+    expect(parsed).toEqual({
+      approvalApi: { url: 'http://h:3004', key: '${TOLLGATE_API_KEY}' },
+      h: 'Bearer ${T}',
+    });
+    expect(expandEnv(parsed, { TOLLGATE_API_KEY: 'a: {b}', T: 'x' }).value).toEqual({
+      approvalApi: { url: 'http://h:3004', key: 'a: {b}' },
+      h: 'Bearer x',
+    });
   });
 });

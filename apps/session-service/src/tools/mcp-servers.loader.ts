@@ -1,4 +1,8 @@
-import { parseServersBlock, type ServersConfig } from '@tollgate/mcp-upstream';
+import {
+  parseServersBlock,
+  parseYamlKeepingReferences,
+  type ServersConfig,
+} from '@tollgate/mcp-upstream';
 import { ConfigError } from '@tollgate/service-runtime';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -23,7 +27,7 @@ export function withMcpServers<C extends { readonly TOLLGATE_MCP_SERVERS_FILE?: 
   }
   let raw: unknown;
   try {
-    raw = parse(readFileSync(file, 'utf8'));
+    raw = parseYamlKeepingReferences(readFileSync(file, 'utf8'), parse);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new ConfigError([
