@@ -62,4 +62,17 @@ describe('the jsonb text escaping', () => {
     expect(toJsonbValue({ $escaped: 1 })).toEqual({ $escaped: 2, value: { $escaped: 1 } });
     expect(fromJsonbValue({ $escaped: 2, value: { $escaped: 1 } })).toEqual({ $escaped: 1 });
   });
+
+  it('X16 keeps `__proto__` keys as keys, escaped or not, at any depth', () => {
+    for (const text of [
+      '{"__proto__":1}',
+      '{"__proto__":"a\\u0000b","nested":{"__proto__":{"constructor":"\\ud800"}}}',
+      '{"$escaped":1,"__proto__":[{"__proto__":"%"}]}',
+    ]) {
+      const value: unknown = JSON.parse(text);
+      const back: unknown = fromJsonbValue(JSON.parse(toJsonbText(value)));
+      expect(JSON.stringify(back)).toBe(JSON.stringify(value));
+      expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    }
+  });
 });

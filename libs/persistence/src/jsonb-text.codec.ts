@@ -70,9 +70,11 @@ function mapStrings(value: unknown, map: (text: string) => string): unknown {
   if (typeof value === 'string') return map(value);
   if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
   if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[map(key)] = mapStrings(item, map);
-    return out;
+    // Defined, not assigned: assigning a `__proto__` key (which JSON.parse makes an own
+    // property) would set the prototype and lose the key (X16).
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [map(key), mapStrings(item, map)]),
+    );
   }
   return value;
 }

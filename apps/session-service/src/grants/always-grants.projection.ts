@@ -3,6 +3,7 @@ import { toJsonbText } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
 import type { JournaledEvent } from '../session/domain/session-event';
 import type { SessionState } from '../session/domain/session-state';
+import { ownEntry } from '../session/domain/own-entry';
 
 /** One person's "Always allow" for one tool on one platform and workspace. */
 export interface AlwaysGrant {
@@ -55,7 +56,7 @@ export function alwaysGrantsIn(
     }
     if (event.type !== 'ToolApprovalResolved') return [];
     if (event.optionKey !== 'approve_always' || !event.approved) return [];
-    const call = session.requested[event.callId];
+    const call = ownEntry(session.requested, event.callId);
     if (!call) return [];
     return [
       {

@@ -572,7 +572,7 @@ export class SessionStore {
   ): Promise<void> {
     const settled = entries.flatMap(({ state, settledBefore }) =>
       Object.entries(state.settledCalls)
-        .filter(([callId]) => !(callId in settledBefore))
+        .filter(([callId]) => !Object.hasOwn(settledBefore, callId))
         .map(([callId, answered]) => ({ sessionId: state.sessionId, callId, answered })),
     );
     if (settled.length > 0) {

@@ -1,4 +1,5 @@
 import { IllegalApprovalTransition } from './approval-turn.errors';
+import { ownEntry } from './own-entry';
 
 /**
  * The approval turn (docs/architecture.md §3.2): the one value that owns the current batch's
@@ -219,12 +220,14 @@ export function abandonWritten(turn: ApprovalTurn, next: { newTurnSeq?: number }
 /** The pending (requested, unanswered, parked) approval for a call, if any. */
 export function pendingFor(turn: ApprovalTurn, callId: string): PendingApproval | undefined {
   if (!isWaiting(turn)) return undefined;
-  return turn.batch.gated.find((g) => g.callId === callId && !turn.batch.decisions[g.callId]);
+  return turn.batch.gated.find(
+    (g) => g.callId === callId && !ownEntry(turn.batch.decisions, g.callId),
+  );
 }
 
 export function pendingCalls(turn: ApprovalTurn): readonly PendingApproval[] {
   if (!isWaiting(turn)) return [];
-  return turn.batch.gated.filter((g) => !turn.batch.decisions[g.callId]);
+  return turn.batch.gated.filter((g) => !ownEntry(turn.batch.decisions, g.callId));
 }
 
 export function hasUnresolvedBatch(turn: ApprovalTurn): boolean {
@@ -244,7 +247,7 @@ export function isRecovered(turn: ApprovalTurn): boolean {
 }
 
 export function decisionFor(turn: ApprovalTurn, callId: string): ApprovalDecision | undefined {
-  return 'batch' in turn ? turn.batch?.decisions[callId] : undefined;
+  return 'batch' in turn ? ownEntry(turn.batch?.decisions, callId) : undefined;
 }
 
 /** The decisions of the batch being redriven, in batch order. */
@@ -252,7 +255,7 @@ export function redriveDecisions(turn: ApprovalTurn): readonly ApprovalDecision[
   if (turn.phase !== 'Redriving')
     throw new IllegalApprovalTransition('read redrive decisions', turn.phase);
   return turn.batch.gated.flatMap((g) => {
-    const decision = turn.batch.decisions[g.callId];
+    const decision = ownEntry(turn.batch.decisions, g.callId);
     return decision ? [decision] : [];
   });
 }

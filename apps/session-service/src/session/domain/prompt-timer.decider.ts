@@ -11,6 +11,7 @@ import type { SessionDeps } from './session-deps';
 import type { SessionRecorder } from './session-recorder';
 import { redrive } from './turn-runner';
 import { TOLLGATE } from './undeliverable.decider';
+import { ownEntry } from './own-entry';
 
 /**
  * S22: a prompt's timer came due. A prompt that is no longer pending (answered, superseded,
@@ -105,5 +106,5 @@ export async function decideDeadline(
 function pendingCall(recorder: SessionRecorder, callId: string) {
   const state = recorder.current;
   if (state.version === 0 || !pendingFor(state.turn, callId)) return undefined;
-  return state.requested[callId];
+  return ownEntry(state.requested, callId);
 }

@@ -19,6 +19,7 @@ import {
 } from './approval-turn';
 import type { SubAgentParent } from './sub-agent';
 import type { JournaledEvent, SessionEvent, ToolCall, ToolCallOutcome } from './session-event';
+import { ownEntry, setOwnEntry } from './own-entry';
 
 /** What the session knows of one call of the current batch that was put to an approver. */
 export interface RequestedCall {
@@ -198,7 +199,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
       });
       // The last sibling's answer starts the redrive (docs/architecture.md §3.3).
       const turn = hasUnresolvedBatch(resolved) ? resolved : beginRedrive(resolved);
-      const call = state.requested[event.callId];
+      const call = ownEntry(state.requested, event.callId);
       const grants =
         event.optionKey === 'approve_session' &&
         call &&
@@ -247,14 +248,14 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
     case 'ToolBatchAbandoned': {
       const requested = { ...state.requested };
       for (const { callId } of event.results) {
-        const call = requested[callId];
-        if (call && !call.resolution) requested[callId] = { ...call, abandoned: true };
+        const call = ownEntry(requested, callId);
+        if (call && !call.resolution) setOwnEntry(requested, callId, { ...call, abandoned: true });
       }
       // Unanswered calls of an abandoned batch can never be answered again, whatever
       // their resolution state in the batch.
       for (const [callId, call] of Object.entries(requested)) {
         if (call.request.batchId === event.batchId && !call.resolution) {
-          requested[callId] = { ...call, abandoned: true };
+          setOwnEntry(requested, callId, { ...call, abandoned: true });
         }
       }
       const abandoning = abandon(state.turn, event.reason);
@@ -341,7 +342,9 @@ function settleRequested(state: SessionState): Pick<SessionState, 'requested' | 
   const entries = Object.entries(state.requested);
   if (entries.length === 0) return { requested: state.requested, settledCalls: state.settledCalls };
   const settledCalls = { ...state.settledCalls };
-  for (const [callId, call] of entries) settledCalls[callId] = call.resolution !== undefined;
+  for (const [callId, call] of entries) {
+    setOwnEntry(settledCalls, callId, call.resolution !== undefined);
+  }
   return { requested: {}, settledCalls };
 }
 

@@ -433,6 +433,21 @@ describe('S8 who may answer, and with what', () => {
     expect(replyOf(decision)).toBe('write_note: 1');
   });
 
+  it('X16 a prompt whose principal is neither user nor automation is answered by nobody, its requester included', async () => {
+    const session = await givenS1Parked();
+    // A kind of request this decider has no rule for (journaled by a newer version, say).
+    for (const { event } of session.journal) {
+      if (event.type === 'ToolApprovalRequested' && event.request.callId === 'call_2_1') {
+        Object.assign(event.request, { principal: 'api' });
+      }
+    }
+
+    const decision = await session.respond('call_2_1', 'approve_once');
+
+    expect(outputKinds(decision.outputs)).toEqual(['ToolInteractionRejected{wrong_requester}']);
+    expect(pendingCalls(session.state.turn).map((p) => p.callId)).toEqual(['call_2_1']);
+  });
+
   it('S8 a wrong approver with an option not offered is refused as wrong_requester', async () => {
     const session = await givenS1Parked();
 

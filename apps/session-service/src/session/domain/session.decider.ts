@@ -1,7 +1,9 @@
 import {
   type JoinSession,
+  type Person,
   principalOf,
   type RejectionReason,
+  type ToolInteractionRequest,
   type ToolInteractionResponse,
   type UserMessage,
 } from '@tollgate/protocol';
@@ -18,6 +20,7 @@ import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SessionState } from './session-state';
 import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
+import { ownEntry } from './own-entry';
 
 /**
  * The session's decisions, one per command (docs/architecture.md §3.3–3.4). Each reads the state
@@ -53,8 +56,8 @@ export async function decideResponse(
   deps: SessionDeps,
 ): Promise<void> {
   const state = recorder.current;
-  const call = state.requested[command.callId];
-  const settled = state.settledCalls[command.callId];
+  const call = ownEntry(state.requested, command.callId);
+  const settled = ownEntry(state.settledCalls, command.callId);
   if (state.version === 0 || (!call && settled === undefined)) {
     // Nothing journaled ever asked this: answer without journaling (seq 0).
     recorder.recordUnjournaled(
@@ -74,7 +77,7 @@ export async function decideResponse(
   }
   if (!call) throw new Error(`call ${command.callId} is pending but was never requested`);
   const request = call.request;
-  if (request.principal === 'user' && command.sender.id !== request.requester.id) {
+  if (!mayAnswer(request, command.sender)) {
     refuse(recorder, command, 'wrong_requester');
     return;
   }
@@ -157,7 +160,7 @@ function supersede(recorder: SessionRecorder): void {
   // The whole tree goes: children are told in this transaction, before the batch forgets them.
   abandonSubAgents(recorder, SUPERSEDED);
   const results = batch.toolCalls
-    .filter((call) => !batch.results[call.callId])
+    .filter((call) => !ownEntry(batch.results, call.callId))
     .map((call) => ({ callId: call.callId, result: `not run: ${SUPERSEDED}` }));
   recorder.record(
     { type: 'ToolBatchAbandoned', batchId: batch.batchId, reason: 'superseded', results },
@@ -176,7 +179,7 @@ function refreshes(state: SessionState, callIds: readonly string[]): OutputDraft
     callId,
     status: 'RefreshedAfterRestart',
     reason: 'the service restarted; this request is still valid',
-    request: state.requested[callId]?.request,
+    request: ownEntry(state.requested, callId)?.request,
   }));
 }
 
@@ -223,4 +226,22 @@ function refuse(
     },
     [rejection(command, reason), ...extra],
   );
+}
+
+/**
+ * Who may answer a prompt: its requester when a user asked, any member when an automation did
+ * (docs/protocol.md §4). Any other principal fails closed: a kind of request added later is
+ * answered by nobody until its rule is written here (X16).
+ */
+function mayAnswer(request: ToolInteractionRequest, sender: Person): boolean {
+  // Read as the wire reads it: a request journaled before principals existed is a user's.
+  const principal: string = principalOf(request);
+  switch (principal) {
+    case 'user':
+      return sender.id === request.requester.id;
+    case 'automation':
+      return true;
+    default:
+      return false;
+  }
 }

@@ -4,6 +4,7 @@ import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SubAgentAbandon, SubAgentResult, SubAgentTask } from './sub-agent';
 import { DELEGATE_TOOL, subAgentAbandonId } from './sub-agent';
 import { continueTurn, redrive } from './turn-runner';
+import { ownEntry } from './own-entry';
 
 /** A child session's first decision: the task is its message, asked by the parent's requester. */
 export async function decideSubAgentTask(
@@ -40,9 +41,9 @@ export async function decideSubAgentResult(
   deps: SessionDeps,
 ): Promise<void> {
   const state = recorder.current;
-  const running = state.subAgents[command.callId];
+  const running = ownEntry(state.subAgents, command.callId);
   if (!running || running.childSessionId !== command.childSessionId) return;
-  if (state.batch?.results[command.callId]) return;
+  if (ownEntry(state.batch?.results, command.callId)) return;
   recorder.record({
     type: 'ToolCallRecorded',
     callId: command.callId,
@@ -76,7 +77,7 @@ export function decideSubAgentAbandon(recorder: SessionRecorder, command: SubAge
   const batch = state.batch;
   if (!batch) throw new Error(`session ${state.sessionId} is parked without a batch`);
   const results = batch.toolCalls
-    .filter((call) => !batch.results[call.callId])
+    .filter((call) => !ownEntry(batch.results, call.callId))
     .map((call) => ({ callId: call.callId, result: `not run: ${command.reason}` }));
   recorder.record(
     { type: 'ToolBatchAbandoned', batchId: batch.batchId, reason: 'superseded', results },

@@ -5,6 +5,7 @@ import type { ToolCall } from './session-event';
 import type { SessionRecorder } from './session-recorder';
 import { DELEGATE_TOOL, parseDelegateArguments, subAgentTaskId } from './sub-agent';
 import { lastUserMessage } from './turn-runner';
+import { ownEntry } from './own-entry';
 
 /**
  * The tools this session may use: a sub-agent only those `delegate` allowed it, and never
@@ -65,6 +66,6 @@ export function startSubAgent(
 export function awaitingSubAgents(recorder: SessionRecorder): boolean {
   const { batch, subAgents } = recorder.current;
   if (!batch) return false;
-  const unfinished = batch.toolCalls.filter((call) => !batch.results[call.callId]);
-  return unfinished.length > 0 && unfinished.every((call) => subAgents[call.callId]);
+  const unfinished = batch.toolCalls.filter((call) => !ownEntry(batch.results, call.callId));
+  return unfinished.length > 0 && unfinished.every((call) => ownEntry(subAgents, call.callId));
 }

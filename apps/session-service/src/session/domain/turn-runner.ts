@@ -12,6 +12,7 @@ import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-
 import { awaitingSubAgents, sessionTools, startSubAgent } from './sub-agent.runner';
 import { DELEGATE_TOOL } from './sub-agent';
 import { deadlineResult, promptTimersAt } from './prompt-timer';
+import { ownEntry } from './own-entry';
 
 const RESULT_DENIED = 'denied';
 const RESULT_REFUSED = 'refused by policy';
@@ -216,9 +217,9 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
     return expireBatch(recorder, `${gone.map((c) => c.toolName).join(', ')} no longer exists`);
   }
   for (const call of batch.toolCalls) {
-    if (recorder.current.batch?.results[call.callId]) continue;
+    if (ownEntry(recorder.current.batch?.results, call.callId)) continue;
     // Started already (auto, or before a restart): its sub-agent reports when done.
-    if (recorder.current.subAgents[call.callId]) continue;
+    if (ownEntry(recorder.current.subAgents, call.callId)) continue;
     const decision = decisions.get(call.callId);
     if (decision?.approved) await execute(recorder, deps, call);
     else recordResult(recorder, call, 'denied', deniedResult(decision?.optionKey));
@@ -231,7 +232,7 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
   const toolMessages = batch.toolCalls.map((call): ProviderMessage => ({
     role: 'tool',
     callId: call.callId,
-    content: results[call.callId]?.result ?? RESULT_DENIED,
+    content: ownEntry(results, call.callId)?.result ?? RESULT_DENIED,
   }));
   await continueTurn(recorder, deps, [...context, ...toolMessages]);
 }
@@ -268,7 +269,7 @@ function expireBatch(recorder: SessionRecorder, why: string): void {
   const batchId = state.batch?.batchId ?? approvalBatch?.batchId ?? 'unknown';
   const calls = state.batch?.toolCalls ?? [];
   const results = calls
-    .filter((call) => !state.batch?.results[call.callId])
+    .filter((call) => !ownEntry(state.batch?.results, call.callId))
     .map((call) => ({ callId: call.callId, result: `not run: expired (${why})` }));
   recorder.record({ type: 'ToolBatchAbandoned', batchId, reason: 'expired', results }, [
     ...(approvalBatch?.gated ?? []).map((g): OutputDraft => ({
@@ -295,10 +296,10 @@ export function interruptBatch(recorder: SessionRecorder): void {
   const batch = state.batch;
   const calls = batch?.toolCalls ?? [];
   const interrupted = calls.filter(
-    (call) => batch?.started.includes(call.callId) && !batch.results[call.callId],
+    (call) => batch?.started.includes(call.callId) && !ownEntry(batch.results, call.callId),
   );
   const results = calls
-    .filter((call) => !batch?.results[call.callId])
+    .filter((call) => !ownEntry(batch?.results, call.callId))
     .map((call) => ({
       callId: call.callId,
       result: interrupted.includes(call)
@@ -337,7 +338,7 @@ export function failTurnInFlight(recorder: SessionRecorder): boolean {
   const { turn, batch } = recorder.current;
   if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return false;
   const started = (batch?.toolCalls ?? []).filter(
-    (call) => batch?.started.includes(call.callId) && !batch.results[call.callId],
+    (call) => batch?.started.includes(call.callId) && !ownEntry(batch.results, call.callId),
   );
   const names = started.map((c) => c.toolName).join(', ');
   const notice: OutputDraft = {
@@ -354,7 +355,7 @@ export function failTurnInFlight(recorder: SessionRecorder): boolean {
     return true;
   }
   const results = batch.toolCalls
-    .filter((call) => !batch.results[call.callId])
+    .filter((call) => !ownEntry(batch.results, call.callId))
     .map((call) => ({
       callId: call.callId,
       result: started.includes(call)
@@ -378,9 +379,10 @@ export async function resumeInFlight(
 ): Promise<boolean> {
   const { turn, batch } = recorder.current;
   if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return false;
-  const unfinished = batch?.toolCalls.some((call) => !batch.results[call.callId]) ?? false;
+  const unfinished =
+    batch?.toolCalls.some((call) => !ownEntry(batch.results, call.callId)) ?? false;
   const interrupted = batch?.toolCalls.some(
-    (call) => batch.started.includes(call.callId) && !batch.results[call.callId],
+    (call) => batch.started.includes(call.callId) && !ownEntry(batch.results, call.callId),
   );
   if (turn.phase === 'Redriving' && !interrupted) {
     // Approved and never started (run it now, once), or all run and the model's answer to

@@ -4,6 +4,7 @@ import type { SessionDeps } from './session-deps';
 import type { SessionRecorder } from './session-recorder';
 import { redrive } from './turn-runner';
 import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
+import { ownEntry } from './own-entry';
 
 /** Who "resolved" a call nobody could see: the service itself, named in the journal. */
 export const TOLLGATE = { id: 'tollgate', displayName: 'Tollgate' } as const;
@@ -22,7 +23,7 @@ export async function decideUndeliverable(
   deps: SessionDeps,
 ): Promise<void> {
   const state = recorder.current;
-  const call = state.requested[command.callId];
+  const call = ownEntry(state.requested, command.callId);
   if (state.version === 0 || !call || !pendingFor(state.turn, command.callId)) return;
   const { toolName } = call.request;
   recorder.record(
