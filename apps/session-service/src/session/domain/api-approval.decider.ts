@@ -20,6 +20,7 @@ import { DEADLINE_REASON, promptTimersAt } from './prompt-timer';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { holdsSessionGrant, type PendingApiApproval, type SessionState } from './session-state';
+import { hasOwnEntry, ownEntry } from './own-entry';
 
 /**
  * A2: the approval API's approvals, decided in their agent session (docs/protocol.md,
@@ -56,7 +57,11 @@ export async function decideApprovalRequest(
     throw new Error(`session ${state.sessionId} is not an agent session of ${command.clientId}`);
   }
   // The ledger drops a repeated command; an approval id seen before changes nothing either.
-  if (state.apiApprovals[command.approvalId] || command.approvalId in state.settledCalls) return;
+  if (
+    ownEntry(state.apiApprovals, command.approvalId) ||
+    hasOwnEntry(state.settledCalls, command.approvalId)
+  )
+    return;
   const options = standardOptions(command.options);
   const asked = {
     type: 'ApiApprovalRequested' as const,
@@ -119,7 +124,7 @@ export async function decideApprovalRequest(
 /** A pending approval loses its buttons with "Withdrawn by the agent"; a decided one stays. */
 export function decideApprovalCancel(recorder: SessionRecorder, command: ApprovalCancel): void {
   const state = recorder.current;
-  const approval = state.apiApprovals[command.approvalId];
+  const approval = ownEntry(state.apiApprovals, command.approvalId);
   if (!approval || state.apiClientId !== command.clientId) return;
   decide(recorder, approvalFromState(state, approval), command.id, 'cancelled', null, [
     {
@@ -140,9 +145,9 @@ export function decideApiResponse(
   command: ToolInteractionResponse,
 ): void {
   const state = recorder.current;
-  const approval = state.apiApprovals[command.callId];
+  const approval = ownEntry(state.apiApprovals, command.callId);
   if (!approval) {
-    const settled = state.settledCalls[command.callId];
+    const settled = ownEntry(state.settledCalls, command.callId);
     if (state.version === 0 || settled === undefined) {
       recorder.recordUnjournaled(
         command.id,
@@ -198,7 +203,7 @@ export function decideApiUndeliverable(
   command: ToolInteractionUndeliverable,
 ): void {
   const state = recorder.current;
-  const approval = state.apiApprovals[command.callId];
+  const approval = ownEntry(state.apiApprovals, command.callId);
   if (!approval) return;
   decide(recorder, approvalFromState(state, approval), command.id, 'expired', null, [
     {
@@ -218,7 +223,7 @@ export function decideApiDeadline(
   commandId: string,
 ): void {
   const state = recorder.current;
-  const approval = state.apiApprovals[approvalId];
+  const approval = ownEntry(state.apiApprovals, approvalId);
   if (!approval) return;
   decide(
     recorder,
@@ -249,7 +254,7 @@ export function decideApiReminder(
   reminder: number,
   commandId: string,
 ): void {
-  const approval = recorder.current.apiApprovals[approvalId];
+  const approval = ownEntry(recorder.current.apiApprovals, approvalId);
   if (!approval) return;
   const { request } = approval;
   recorder.record(
@@ -436,7 +441,7 @@ function refuse(
   reason: RejectionReason,
   extra: readonly OutputDraft[] = [],
 ): void {
-  const approval = recorder.current.apiApprovals[command.callId];
+  const approval = ownEntry(recorder.current.apiApprovals, command.callId);
   recorder.record(
     {
       type: 'ToolApprovalRefused',

@@ -25,7 +25,7 @@ export async function decidePromptTimer(
   deps: SessionDeps,
 ): Promise<void> {
   // A2: an API approval's timer, in its agent session.
-  if (recorder.current.apiApprovals[timer.callId]) {
+  if (ownEntry(recorder.current.apiApprovals, timer.callId)) {
     return timer.kind === 'reminder'
       ? decideApiReminder(recorder, timer.callId, timer.reminder, commandId)
       : decideApiDeadline(recorder, timer.callId, timer.onDeadline, commandId);
