@@ -1,4 +1,4 @@
-import type { Platform } from '@tollgate/protocol';
+import { deriveSessionId, type Platform } from '@tollgate/protocol';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
 import type { BindingFixture } from '../support/binding.fixture';
@@ -100,5 +100,50 @@ describe.each(platforms)('E4 sub-agent approvals through %s', (platform) => {
         .messagesIn(conversation)
         .find((m) => m.buttons.length === 0 && m.text.includes('delegate: write_note: 1')),
     );
+  });
+  it(`X16 ${platform}: "approve" typed in the conversation answers the sub-agent's prompt instead of superseding its batch`, async () => {
+    const conversation = driver.freshConversation();
+    const known = new Set((await binding.journal()).map((row) => row.session_id));
+    known.add(deriveSessionId(conversation));
+    expect((await driver.say(binding.url, conversation, DELEGATE, alice)).status).toBe(200);
+    const delegation = await prompt(
+      conversation,
+      'the delegate prompt',
+      (m) => m.buttons.length > 0 && m.text.includes('delegate'),
+    );
+    await approve(delegation);
+    const child = await prompt(
+      conversation,
+      "the child's prompt",
+      (m) =>
+        m.messageId !== delegation.messageId &&
+        m.buttons.length > 0 &&
+        m.text.includes('from the child'),
+    );
+    // Only a prompt the binding has journaled as shown can be answered by typing (§1.3).
+    await waitFor("the child's prompt journaled", async () =>
+      (await binding.journal()).some(
+        (row) => row.type === 'PendingApprovalPromptTracked' && !known.has(row.session_id),
+      ),
+    );
+
+    expect((await driver.say(binding.url, conversation, 'approve', alice)).status).toBe(200);
+
+    await prompt(
+      conversation,
+      "the child's decided prompt",
+      (m) =>
+        m.messageId === child.messageId &&
+        m.buttons.length === 0 &&
+        m.text.includes('Approve once'),
+    );
+    await waitFor('the reply with the delegate result', () =>
+      driver
+        .messagesIn(conversation)
+        .find((m) => m.buttons.length === 0 && m.text.includes('delegate: write_note: 1')),
+    );
+    const parent = await session.journal(deriveSessionId(conversation));
+    expect(parent.filter((e) => e.type === 'ToolBatchAbandoned')).toEqual([]);
+    expect(parent.filter((e) => e.type === 'UserMessageReceived')).toHaveLength(1);
   });
 });

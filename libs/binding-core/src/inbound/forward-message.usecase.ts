@@ -112,9 +112,11 @@ export class ForwardMessage {
     options: ForwardMessageOptions,
   ): Promise<MessageForwarded | undefined> {
     // A2: the approval API's prompts here that name the sender as an approver count too; each
-    // is answered in its own (agent) session, echoed from the prompt.
+    // is answered in its own (agent) session, echoed from the prompt. A sub-agent's prompts
+    // are shown in this conversation too: sent on as a message, a typed answer would
+    // supersede the very batch that waits for it (X16).
     const pending = [
-      ...(await this.deps.prompts.pendingIn(sessionId)),
+      ...(await this.deps.prompts.pendingIn(sessionId, message.conversation)),
       ...(await this.deps.prompts.pendingApprovalsFor(message.conversation, message.sender.id)),
     ];
     const decision = decideTextAnswer(answer, message.sender, pending);
@@ -157,6 +159,8 @@ export class ForwardMessage {
       sender: message.sender,
       promptRef: prompt.messageRef.messageId,
       via: 'text',
+      // A sub-agent's prompt is answered with its agent, which ties it to its session (§1.4).
+      ...(prompt.request.agent === undefined ? {} : { agent: prompt.request.agent }),
     };
     const checked = parseCommand(command);
     if (!checked.ok) return { kind: 'refused', reason: checked.reason, detail: checked.detail };

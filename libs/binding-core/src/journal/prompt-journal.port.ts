@@ -110,10 +110,11 @@ export interface PromptJournal {
   findByKey(key: PromptKey): Promise<JournaledPrompt | undefined>;
   /**
    * The session's prompts that are pending, oldest request first (a typed answer is matched
-   * against them, docs/protocol.md §1.3). A prompt the session has cleared but whose clearing
-   * output the binding has not handled yet is still among them.
+   * against them, docs/protocol.md §1.3), and, given the conversation, its sub-agents' pending
+   * prompts shown there (§1.4). A prompt the session has cleared but whose clearing output the
+   * binding has not handled yet is still among them.
    */
-  pendingIn(sessionId: string): Promise<PendingPrompt[]>;
+  pendingIn(sessionId: string, conversation?: Conversation): Promise<PendingPrompt[]>;
   /**
    * A2: the approval API's pending prompts in this conversation (agent sessions, routed there
    * by approval-api) that name `personId` among their approvers, oldest request first.

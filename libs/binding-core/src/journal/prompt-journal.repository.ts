@@ -335,13 +335,19 @@ export class PromptJournalRepository implements PromptJournal {
         };
   }
 
-  async pendingIn(sessionId: string): Promise<PendingPrompt[]> {
+  async pendingIn(sessionId: string, conversation?: Conversation): Promise<PendingPrompt[]> {
     const dataSource = await this.db();
-    // The primary key (session_id, call_id) serves this lookup.
+    // The primary key (session_id, call_id) serves the session's own prompts; a sub-agent's
+    // are found by the conversation they are shown in (their session id is not derived from
+    // it). The approval API's have their own rule (pendingApprovalsFor).
     const rows: PendingRow[] = await dataSource.query(
       `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref
-       FROM prompts WHERE session_id = $1 AND status = 'pending'`,
-      [sessionId],
+       FROM prompts
+       WHERE status = 'pending'
+         AND (session_id = $1
+              OR ($2::jsonb IS NOT NULL AND conversation = $2::jsonb AND request ? 'agent'
+                  AND session_id NOT LIKE '%-api-%'))`,
+      [sessionId, conversation === undefined ? null : JSON.stringify(conversation)],
     );
     return pendingPrompts(rows);
   }
@@ -535,6 +541,7 @@ function pendingPrompts(rows: readonly PendingRow[]): PendingPrompt[] {
         key: { sessionId: row.session_id, callId: row.call_id },
         conversation: row.conversation,
         promptRef: row.prompt_ref,
+        ...(request.agent === undefined ? {} : { agent: request.agent }),
         request,
         messageRef,
       };
