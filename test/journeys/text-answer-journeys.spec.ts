@@ -93,6 +93,16 @@ describe.each(platforms)('B16 — answers typed as text, whole system through %s
     await waitFor('both prompts', () =>
       prompts(conversation).filter((m) => m.buttons.length > 0).length === 2 ? true : undefined,
     );
+    // Both journaled, or the answer meets only the first and answers it (no hint).
+    await waitFor('the binding to journal both prompts', async () =>
+      (await binding.journal()).filter(
+        (row) =>
+          row.session_id === deriveSessionId(conversation) &&
+          row.type === 'PendingApprovalPromptTracked',
+      ).length === 2
+        ? true
+        : undefined,
+    );
     const noticesBefore = driver.notices().length;
 
     await say(conversation, 'yes');
