@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type ApprovalRequest,
+  argumentsHashOf,
+  type Conversation,
+  deriveAgentSessionId,
+  type Platform,
+} from '@tollgate/protocol';
+import { CONTRACT_DRIVERS } from '../contract/drivers';
+import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
+import type { BindingFixture } from '../support/binding.fixture';
+import { alice, bob } from '../support/commands';
+import { DecisionLog } from '../support/decisions';
+import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
+import type { SessionServiceFixture } from '../support/session-service.fixture';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * (process) An outside agent's approval through chat, on every platform: approval-api's
+ * commands published on `<prefix>.cmd.api.…` (as its NATS user would), the session service and
+ * the binding as real processes, people clicking and typing on the platform's stand-in, and
+ * the decision read from `<PREFIX>_DECISION` as approval-api reads it.
+ */
+const platforms = Object.keys(CONTRACT_DRIVERS) as Platform[];
+
+const newClientId = () => `cli_${randomBytes(12).toString('hex')}`;
+const newApprovalId = () =>
+  `apr_${[...randomBytes(26)].map((b) => '0123456789abcdefghijklmnopqrstuvwxyz'[b % 36]).join('')}`;
+
+function approval(route: Conversation, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  const approvalId = newApprovalId();
+  const clientId = newClientId();
+  const args = { command: 'rm -rf build', cwd: '/srv/app' };
+  return {
+    type: 'ApprovalRequest',
+    v: 1,
+    id: `api:${approvalId}`,
+    sessionId: deriveAgentSessionId(route.platform, clientId, 'sess-1'),
+    conversation: route,
+    occurredAt: new Date().toISOString(),
+    approvalId,
+    clientId,
+    clientName: 'build-bot',
+    tool: 'Bash',
+    arguments: args,
+    argumentsHash: argumentsHashOf(args),
+    summary: 'Clean the build folder',
+    caller: { name: 'claude-code', session: 'sess-1' },
+    approvers: [alice],
+    options: ['approve_once', 'approve_session', 'approve_always', 'deny'],
+    ...overrides,
+  };
+}
+
+describe.each(platforms)(
+  'A2 — an outside agent’s approval, whole system through %s',
+  (platform) => {
+    let driver: PlatformDriver;
+    let session: SessionServiceFixture;
+    let binding: BindingFixture;
+    let decisions: DecisionLog;
+    let system: JourneySystem | undefined;
+
+    beforeAll(async () => {
+      system = await startJourneySystem(platform, 'a');
+      ({ driver, session, binding } = system);
+      decisions = await DecisionLog.open(session.nc, session.prefix);
+    });
+
+    afterAll(async () => {
+      await decisions?.close();
+      await system?.dispose();
+    });
+
+    const shown = (
+      conversation: Conversation,
+      what: string,
+      test: (m: ChatMessageView) => boolean,
+    ) => waitFor(what, () => driver.messagesIn(conversation).find(test));
+
+    /** Only a journaled prompt can be answered: a person answers what the binding has recorded. */
+    const journaled = (request: ApprovalRequest) =>
+      waitFor('the binding to journal the prompt', async () =>
+        (await binding.journal()).some(
+          (row) =>
+            row.session_id === request.sessionId && row.type === 'PendingApprovalPromptTracked',
+        )
+          ? true
+          : undefined,
+      );
+
+    async function prompted(request: ApprovalRequest): Promise<ChatMessageView> {
+      await session.send(request);
+      const posted = await shown(request.conversation, 'the prompt', (m) => m.buttons.length > 0);
+      await journaled(request);
+      return posted;
+    }
+
+    it('A2 the prompt shows what will run; a non-approver’s click is refused and decides nothing; the approver’s click approves once', async () => {
+      const request = approval(driver.freshConversation());
+      const posted = await prompted(request);
+      // A4: the tool, the arguments as given and the hash, made inert by the binding.
+      expect(posted.text).toContain('Bash');
+      expect(posted.text).toContain('rm -rf build');
+      expect(posted.text).toContain(request.argumentsHash.slice(0, 19));
+      const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
+
+      const noticesBefore = driver.notices().length;
+      expect((await driver.click(binding.url, posted, approve, bob)).status).toBe(200);
+      await waitFor('the refusal, to bob alone', () =>
+        driver
+          .notices()
+          .slice(noticesBefore)
+          .find((n) => n.userId === bob.id && /approvers/i.test(n.text)),
+      );
+      expect(decisions.of(request.approvalId)).toEqual([]);
+
+      expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
+      expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+        status: 'approved',
+        decision: { option: 'approve_once', via: 'click', by: { platform, id: alice.id } },
+      });
+      const resolved = await shown(
+        request.conversation,
+        'the resolved prompt',
+        (m) => m.messageId === posted.messageId && m.buttons.length === 0,
+      );
+      expect(resolved.text).toContain('Approve once');
+    });
+
+    it('A2 the approver types "deny" in the conversation: denied via text', async () => {
+      const request = approval(driver.freshConversation());
+      await prompted(request);
+      expect((await driver.say(binding.url, request.conversation, 'deny', alice)).status).toBe(200);
+      expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+        status: 'denied',
+        decision: { option: 'deny', via: 'text', by: { id: alice.id } },
+      });
+    });
+
+    it('A2 the agent cancels: the prompt loses its buttons with "Withdrawn by the agent"', async () => {
+      const request = approval(driver.freshConversation());
+      const posted = await prompted(request);
+      await session.send({
+        type: 'ApprovalCancel',
+        v: 1,
+        id: `api-cancel:${request.approvalId}`,
+        sessionId: request.sessionId,
+        conversation: request.conversation,
+        occurredAt: new Date().toISOString(),
+        approvalId: request.approvalId,
+        clientId: request.clientId,
+      });
+      await shown(
+        request.conversation,
+        'the withdrawn prompt',
+        (m) =>
+          m.messageId === posted.messageId &&
+          m.buttons.length === 0 &&
+          m.text.includes('Withdrawn by the agent'),
+      );
+      expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+        status: 'cancelled',
+        decision: null,
+      });
+    });
+
+    it('A2 the session service is SIGKILLed with the approval pending: the prompt says "still valid" and a click decides', async () => {
+      const request = approval(driver.freshConversation());
+      const posted = await prompted(request);
+      await session.restart('SIGKILL');
+      const refreshed = await shown(
+        request.conversation,
+        'the refreshed prompt',
+        (m) => m.messageId === posted.messageId && m.text.includes('still valid'),
+      );
+      const approve = refreshed.buttons.find((b) => b.label === 'Approve once')!;
+      expect((await driver.click(binding.url, refreshed, approve, alice)).status).toBe(200);
+      expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+        status: 'approved',
+        decision: { via: 'click' },
+      });
+      expect(decisions.of(request.approvalId)).toHaveLength(1);
+    });
+  },
+);
