@@ -3,7 +3,7 @@ import type { ExternalBindingTarget } from '../support/binding.fixture';
 
 /**
  * The contract suite's external mode: run it against a binding an engineer started by hand
- * (README, "Running the contract suite against your own binding"). The suite still starts the
+ * (docs/contract.md). The suite still starts the
  * platform's fake, on a fixed port the binding's API URL points at, and still publishes the
  * outputs and reads the journal; it only never starts, stops or cleans up that binding.
  */

@@ -1,4 +1,12 @@
-import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  sign,
+} from 'node:crypto';
 
 /**
  * Discord signs each interaction it POSTs to an app's endpoint with the app's Ed25519 key:
@@ -14,6 +22,25 @@ export interface DiscordKeyPair {
 export function generateDiscordKeyPair(): DiscordKeyPair {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const jwk = publicKey.export({ format: 'jwk' });
+  return { privateKey, publicKeyHex: Buffer.from(jwk.x!, 'base64url').toString('hex') };
+}
+
+/** PKCS#8 framing of a raw 32-byte Ed25519 seed (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * A key pair derived from a phrase: the same on every run, so a binding started by hand can be
+ * given its public key before the suite that signs with it starts (docs/contract.md). Only
+ * for stand-ins: anyone who reads the phrase can sign.
+ */
+export function discordKeyPairFromPhrase(phrase: string): DiscordKeyPair {
+  const seed = createHash('sha256').update(phrase).digest();
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
   return { privateKey, publicKeyHex: Buffer.from(jwk.x!, 'base64url').toString('hex') };
 }
 

@@ -15,6 +15,7 @@ import {
 import {
   askCommandInteraction,
   buttonClickInteraction,
+  discordKeyPairFromPhrase,
   generateDiscordKeyPair,
   interactionToken,
   nextSnowflake,
@@ -32,6 +33,9 @@ import type {
   Signing,
 } from '../platform-driver';
 import { faultScopeOf, withinScope } from './call-scope';
+
+/** What the suite's Discord signing key is derived from (docs/contract.md gives its public key). */
+export const CONTRACT_DISCORD_KEY_PHRASE = 'tollgate contract suite: the stand-in Discord app';
 
 const METHODS: Record<PlatformCall, DiscordMethod | '*'> = {
   post: 'createMessage',
@@ -59,8 +63,11 @@ function discordFault(fault: PlatformFault): DiscordFault {
 export class DiscordDriver implements PlatformDriver {
   readonly platform = 'discord' as const;
   readonly fake = new DiscordApiFake();
-  /** The app's signing keys: Discord signs with the private one, the binding checks the public one. */
-  readonly keys = generateDiscordKeyPair();
+  /**
+   * The app's signing keys: Discord signs with the private one, the binding checks the public
+   * one. Fixed, so a binding started by hand can be given DISCORD_PUBLIC_KEY beforehand.
+   */
+  readonly keys = discordKeyPairFromPhrase(CONTRACT_DISCORD_KEY_PHRASE);
   /** Another app's key: what a forged request is signed with. */
   private readonly forger = generateDiscordKeyPair();
 
