@@ -1,0 +1,224 @@
+// MCP gateway figures (issue 21). Overhead per allowed call: the same `read_text_file` call
+// made straight to the published filesystem server (stdio) and through the gateway
+// (streamable HTTP, policy allow), p50/p99 at concurrency 1 and 16; target ≤ 2 ms p50 added.
+// Held calls per GiB of RSS: calls to an `ask` tool held open by the gateway, measured from
+// the gateway process's RSS before and with them held. The approval API is a bare node:http
+// stub in this process that never decides (the gateway's side is what is measured). Runs the
+// built gateway (`npm run build` first). Prints figures; asserts nothing.
+// Usage: node bench/mcp-gateway.bench.mjs [--calls 2000 --held 2000]; `--smoke` runs tiny
+// counts (a check that the bench still works, not a measurement).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const require = createRequire(import.meta.url);
+const root = join(import.meta.dirname, '..');
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+const {
+  StreamableHTTPClientTransport,
+} = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+
+const SMOKE = process.argv.includes('--smoke');
+const option = (name, fallback) => {
+  const at = process.argv.indexOf(`--${name}`);
+  return at === -1 ? fallback : Number(process.argv[at + 1]);
+};
+const CALLS = option('calls', SMOKE ? 40 : 2_000);
+const HELD = option('held', SMOKE ? 20 : 2_000);
+const FS_SERVER = join(
+  root,
+  'node_modules',
+  '@modelcontextprotocol',
+  'server-filesystem',
+  'dist',
+  'index.js',
+);
+const GATEWAY = join(root, 'dist', 'apps', 'mcp-gateway', 'main.js');
+
+const dir = mkdtempSync(join(tmpdir(), 'tollgate-mcp-bench-'));
+const file = join(dir, 'note.txt');
+writeFileSync(file, 'a short note\n');
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function measure(client, name, concurrency) {
+  const samples = [];
+  let next = 0;
+  // Warm up: the first calls compile code paths on both sides.
+  for (let i = 0; i < Math.min(20, CALLS); i += 1)
+    await client.callTool({ name, arguments: { path: file } });
+  const worker = async () => {
+    while (next < CALLS) {
+      next += 1;
+      const started = performance.now();
+      const result = await client.callTool({ name, arguments: { path: file } });
+      samples.push(performance.now() - started);
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  samples.sort((a, b) => a - b);
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+}
+
+function startGateway(config, port) {
+  const configFile = join(dir, `gateway-${port}.yaml`);
+  writeFileSync(configFile, config);
+  const child = spawn(process.execPath, [GATEWAY, '--config', configFile], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      TOLLGATE_API_KEY: 'tg_bench',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+async function untilReady(port) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`gateway on ${port} not ready`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const rssMb = (pid) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+async function httpClient(port) {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  return client;
+}
+
+const children = [];
+process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+// 1. Overhead per allowed call.
+const direct = new Client({ name: 'bench', version: '1.0.0' });
+await direct.connect(
+  new StdioClientTransport({ command: process.execPath, args: [FS_SERVER, dir], stderr: 'ignore' }),
+);
+const allowPort = await freePort();
+children.push(
+  startGateway(
+    `servers:\n  fs: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(dir)}] }\npolicy: { default: allow }\n`,
+    allowPort,
+  ),
+);
+await untilReady(allowPort);
+const through = await httpClient(allowPort);
+console.log(`allowed call overhead (${CALLS} calls of fs read_text_file each):`);
+for (const concurrency of [1, 16]) {
+  const straight = await measure(direct, 'read_text_file', concurrency);
+  const gateway = await measure(through, 'fs__read_text_file', concurrency);
+  console.log(
+    `  concurrency ${concurrency}: direct p50 ${straight.p50.toFixed(2)} ms, p99 ${straight.p99.toFixed(2)} ms; ` +
+      `through the gateway p50 ${gateway.p50.toFixed(2)} ms, p99 ${gateway.p99.toFixed(2)} ms; ` +
+      `added p50 ${(gateway.p50 - straight.p50).toFixed(2)} ms, p99 ${(gateway.p99 - straight.p99).toFixed(2)} ms`,
+  );
+}
+await through.close();
+await direct.close();
+
+// 2. Held calls per GiB of RSS.
+let approvals = 0;
+const stub = createServer((req, res) => {
+  const pending = (id) => ({
+    id,
+    status: 'pending',
+    tool: 'fs__write_file',
+    argumentsHash: 'sha256:0',
+    decision: null,
+    redeemedAt: null,
+  });
+  if (req.method === 'POST') {
+    approvals += 1;
+    req.resume();
+    res.writeHead(202, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(pending(`apr_bench${approvals}`)));
+    return;
+  }
+  const wait = Number(new URL(req.url, 'http://stub').searchParams.get('wait') ?? 0);
+  const id = req.url.split('/')[3].split('?')[0];
+  const timer = setTimeout(() => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(pending(id)));
+  }, wait * 1000);
+  res.once('close', () => clearTimeout(timer));
+}).listen(0, '127.0.0.1');
+await new Promise((resolve) => stub.once('listening', resolve));
+stub.keepAliveTimeout = 120_000;
+const heldPort = await freePort();
+const gateway = startGateway(
+  [
+    `approvalApi: { url: "http://127.0.0.1:${stub.address().port}", key: \${TOLLGATE_API_KEY} }`,
+    'holdSeconds: 600',
+    'progressSeconds: 60',
+    `servers:\n  fs: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(dir)}] }`,
+    'policy: { default: ask }',
+  ].join('\n'),
+  heldPort,
+);
+children.push(gateway);
+await untilReady(heldPort);
+const clients = await Promise.all(Array.from({ length: 4 }, () => httpClient(heldPort)));
+// Warm the gateway's code paths before the baseline, so the delta is the calls, not the JIT.
+const warm = clients[0]
+  .callTool({ name: 'fs__write_file', arguments: { path: file, content: 'warm' } })
+  .catch(() => undefined);
+while (approvals < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+global.gc?.();
+await new Promise((resolve) => setTimeout(resolve, 500));
+const before = rssMb(gateway.pid);
+const calls = Array.from({ length: HELD }, (_, i) =>
+  clients[i % clients.length]
+    .callTool(
+      { name: 'fs__write_file', arguments: { path: join(dir, `held-${i}.txt`), content: 'x' } },
+      undefined,
+      { timeout: 600_000 },
+    )
+    .catch(() => undefined),
+);
+const deadline = Date.now() + 120_000;
+while (approvals < HELD + 1 && Date.now() < deadline)
+  await new Promise((resolve) => setTimeout(resolve, 50));
+await new Promise((resolve) => setTimeout(resolve, 1_000));
+const withHeld = rssMb(gateway.pid);
+const perCall = ((withHeld - before) * 1024) / HELD;
+console.log(
+  `held calls: ${HELD} held (${approvals - 1} approvals asked), gateway RSS ${before.toFixed(0)} MB before, ${withHeld.toFixed(0)} MB with them held; ` +
+    `${perCall.toFixed(1)} KB per held call, ~${Math.floor((1024 * 1024) / Math.max(perCall, 0.1))} held calls per GiB`,
+);
+gateway.kill('SIGKILL');
+await Promise.race([
+  Promise.all([...calls, warm]),
+  new Promise((resolve) => setTimeout(resolve, 2_000)),
+]);
+await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+stub.close();
+stub.closeAllConnections();
+children.forEach((c) => c.kill('SIGKILL'));
+process.exit(0);
