@@ -60,56 +60,76 @@ const PHASES: ApprovalPhase[] = [
   'WaitingForSubAgents',
 ];
 
-/** Every mutator, and the phases from which the diagram (docs/architecture.md §3.2) allows it. */
+/**
+ * Every mutator, the phases from which the diagram (docs/architecture.md §3.2) allows it, and
+ * the phase each of those moves leads to; from any other phase it is refused.
+ */
 const MOVES: Record<
   string,
-  { allowedFrom: ApprovalPhase[]; apply(t: ApprovalTurn): ApprovalTurn }
+  { leadsTo: Partial<Record<ApprovalPhase, ApprovalPhase>>; apply(t: ApprovalTurn): ApprovalTurn }
 > = {
-  'start a turn': { allowedFrom: ['NoActive'], apply: (t) => startTurn(t, 9) },
+  'start a turn': { leadsTo: { NoActive: 'Running' }, apply: (t) => startTurn(t, 9) },
   'record a request': {
-    allowedFrom: ['Running', 'WaitingForApprovals'],
+    leadsTo: { Running: 'WaitingForApprovals', WaitingForApprovals: 'WaitingForApprovals' },
     apply: (t) => recordRequested(t, 'b1', call('c3', 5)),
   },
   'record a decision': {
-    allowedFrom: ['WaitingForApprovals', 'RecoveredWaitingForApprovals'],
+    leadsTo: {
+      WaitingForApprovals: 'WaitingForApprovals',
+      RecoveredWaitingForApprovals: 'RecoveredWaitingForApprovals',
+    },
     apply: (t) => recordResolved(t, approve('c1')),
   },
   'mark recovered': {
-    allowedFrom: ['WaitingForApprovals', 'RecoveredWaitingForApprovals'],
+    leadsTo: {
+      WaitingForApprovals: 'RecoveredWaitingForApprovals',
+      RecoveredWaitingForApprovals: 'RecoveredWaitingForApprovals',
+    },
     apply: markRecovered,
   },
-  'finish the batch': { allowedFrom: ['Redriving'], apply: finishBatch },
-  'complete the turn': { allowedFrom: ['Running'], apply: completeTurn },
+  'finish the batch': { leadsTo: { Redriving: 'Running' }, apply: finishBatch },
+  'complete the turn': { leadsTo: { Running: 'NoActive' }, apply: completeTurn },
   'await sub-agents': {
-    allowedFrom: ['Running', 'Redriving'],
+    leadsTo: { Running: 'WaitingForSubAgents', Redriving: 'WaitingForSubAgents' },
     apply: (t) => awaitSubAgents(t, 'b1'),
   },
-  'resume after sub-agents': { allowedFrom: ['WaitingForSubAgents'], apply: subAgentsDone },
+  'resume after sub-agents': {
+    leadsTo: { WaitingForSubAgents: 'Redriving' },
+    apply: subAgentsDone,
+  },
   'abandon as superseded': {
-    allowedFrom: ['WaitingForApprovals', 'RecoveredWaitingForApprovals', 'WaitingForSubAgents'],
+    leadsTo: {
+      WaitingForApprovals: 'Abandoning',
+      RecoveredWaitingForApprovals: 'Abandoning',
+      WaitingForSubAgents: 'Abandoning',
+    },
     apply: (t) => abandon(t, 'superseded'),
   },
   'abandon as interrupted': {
-    allowedFrom: [
-      'Running',
-      'WaitingForApprovals',
-      'RecoveredWaitingForApprovals',
-      'Redriving',
-      'WaitingForSubAgents',
-    ],
+    leadsTo: {
+      Running: 'Abandoning',
+      WaitingForApprovals: 'Abandoning',
+      RecoveredWaitingForApprovals: 'Abandoning',
+      Redriving: 'Abandoning',
+      WaitingForSubAgents: 'Abandoning',
+    },
     apply: (t) => abandon(t, 'interrupted'),
   },
-  'finish abandoning': { allowedFrom: ['Abandoning'], apply: (t) => abandonWritten(t, {}) },
+  'finish abandoning': {
+    leadsTo: { Abandoning: 'NoActive' },
+    apply: (t) => abandonWritten(t, {}),
+  },
 };
 
 describe('S13 approval turn phases', () => {
   describe.each(Object.entries(MOVES))('%s', (_name, move) => {
     it.each(PHASES)('from %s', (phase) => {
       const before = inPhase(phase);
-      if (move.allowedFrom.includes(phase)) {
-        expect(() => move.apply(before)).not.toThrow();
-      } else {
+      const expected = move.leadsTo[phase];
+      if (expected === undefined) {
         expect(() => move.apply(before)).toThrow(IllegalApprovalTransition);
+      } else {
+        expect(move.apply(before).phase).toBe(expected);
       }
     });
   });
