@@ -26,6 +26,14 @@ const SMOKE_RUNS: Record<string, { args: string[]; table: RegExp[] }> = {
     args: ['--smoke'],
     table: [/handler called directly/, /the layer's cost: -?\d+ ns\/message/],
   },
+  'approval-api.bench.mjs': {
+    args: ['--smoke'],
+    table: [
+      /approvals created per second +\d+/,
+      /decision → long-poll answer p99 \(ms\) +[\d.]+/,
+      /RSS per held wait \(KiB\) +-?[\d.]+/,
+    ],
+  },
   'log-scrubber.bench.mjs': {
     args: ['--smoke'],
     table: [/path redaction only/, /added per line: -?\d+ ns/],
