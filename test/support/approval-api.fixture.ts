@@ -55,11 +55,15 @@ export class ApprovalApiSystem {
 
   static async start(
     label: string,
-    { replicas = 1, env = {} }: { replicas?: number; env?: Record<string, string> } = {},
+    {
+      replicas = 1,
+      env = {},
+      natsUrl = TEST_NATS_URL,
+    }: { replicas?: number; env?: Record<string, string>; natsUrl?: string } = {},
   ): Promise<ApprovalApiSystem> {
     const prefix = uniqueToken(label).slice(0, 30);
     const schema = createTestSchema(label);
-    const nc = await connectTestNats();
+    const nc = await connectTestNats(natsUrl);
     const dataSource = createDataSource({
       url: schema.url,
       schema: schema.schema,
@@ -77,7 +81,7 @@ export class ApprovalApiSystem {
     const fullEnv = {
       DATABASE_URL: schema.url,
       DATABASE_SCHEMA: schema.schema,
-      NATS_URL: TEST_NATS_URL,
+      NATS_URL: natsUrl,
       TOLLGATE_SUBJECT_PREFIX: prefix,
       TOLLGATE_DRAIN_MS: '2000',
       ...env,
@@ -148,9 +152,9 @@ export class ApprovalApiSystem {
 
   /** The `ApprovalRequest` approval-api published for an approval, read from the stream. */
   async publishedRequest(approvalId: string): Promise<ApprovalRequest> {
-    const jsm = await jetstreamManager(this.nc);
     const stream = streamNames(this.prefix).commands;
     return waitFor(`the ApprovalRequest of ${approvalId} on ${stream}`, async () => {
+      const jsm = await jetstreamManager(this.nc);
       const info = await jsm.streams.info(stream, { subjects_filter: `${this.prefix}.cmd.api.>` });
       for (const subject of Object.keys(info.state.subjects ?? {})) {
         if (!subject.endsWith('.approval')) continue;
