@@ -46,6 +46,7 @@ const SMOKED_ELSEWHERE: Record<string, string> = {
   // Only a wrapper: it runs the R6 spec at 1,000 prompts and prints its figures; npm test runs
   // that same spec at 60, so running the wrapper here too would start the whole system twice.
   'faults.bench.mjs': 'test/faults/infrastructure-faults.spec.ts',
+  'mcp-gateway.bench.mjs': 'test/bench/mcp-gateway-bench.smoke.spec.ts',
 };
 
 interface Run {
