@@ -166,6 +166,15 @@ export class ApprovalApiSystem {
     });
   }
 
+  /** How many commands approval-api has on the command stream. */
+  async commandCount(): Promise<number> {
+    return waitFor('the command stream', async () => {
+      const jsm = await jetstreamManager(this.nc);
+      const info = await jsm.streams.info(streamNames(this.prefix).commands);
+      return info.state.messages + 1;
+    }).then((n) => n - 1);
+  }
+
   /** Whether an `ApprovalCancel` for the approval is on the command stream. */
   async cancelPublished(request: ApprovalRequest): Promise<boolean> {
     const jsm = await jetstreamManager(this.nc);

@@ -17,7 +17,6 @@ interface ApprovalRow {
   redeemed_at: Date | null;
   request_body: string;
   command: ApprovalRequest;
-  published_at: Date | null;
 }
 
 /** An approval with what create needs to answer a repeated Idempotency-Key. */
@@ -25,7 +24,6 @@ export interface StoredApproval {
   readonly record: ApprovalRecord;
   readonly requestBody: string;
   readonly command: ApprovalRequest;
-  readonly published: boolean;
 }
 
 export type RedeemOutcome =
@@ -33,7 +31,7 @@ export type RedeemOutcome =
   | { readonly kind: 'not_found' | 'already_redeemed' | 'not_approved' | 'arguments_mismatch' };
 
 const COLUMNS = `id, client_id, status, tool, arguments_hash, agent, route, created_at,
-  decided_at, decision, redeemed_at, request_body, command, published_at`;
+  decided_at, decision, redeemed_at, request_body, command`;
 
 /** The approval-api's read model of approvals, one row each, shared by every replica. */
 export class ApprovalsRepository {
@@ -79,14 +77,6 @@ export class ApprovalsRepository {
     );
     if (found[0] === undefined) throw new Error('an approval conflicted on its key but is gone');
     return { created: false, stored: toStored(found[0]) };
-  }
-
-  async markPublished(id: string): Promise<void> {
-    await (
-      await this.dataSource()
-    ).query(`UPDATE approvals SET published_at = now() WHERE id = $1 AND published_at IS NULL`, [
-      id,
-    ]);
   }
 
   /** The client's approval; another client's is as absent as a missing one. */
@@ -196,6 +186,5 @@ function toStored(row: ApprovalRow): StoredApproval {
     record: toRecord(row),
     requestBody: row.request_body,
     command: fromJsonbValue(row.command),
-    published: row.published_at !== null,
   };
 }

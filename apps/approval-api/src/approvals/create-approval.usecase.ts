@@ -22,8 +22,8 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f]/;
 /**
  * `POST /v1/approvals`: validate, store the approval under the client's Idempotency-Key, and
  * publish its command, answering only once JetStream has it. The row comes first, so a
- * publish that fails leaves an unpublished approval the same key's retry publishes; the
- * command's Nats-Msg-Id (its id) makes two publishes of it one.
+ * publish that fails leaves a pending approval the same key's retry publishes; the command's
+ * Nats-Msg-Id (its id) makes two publishes of it one.
  */
 @Injectable()
 export class CreateApproval {
@@ -73,10 +73,9 @@ export class CreateApproval {
         'this Idempotency-Key was used with another body',
       );
     }
-    if (!stored.published) {
-      await this.publisher.publish(stored.command);
-      await this.approvals.markPublished(stored.record.id);
-    }
+    // A repeat of a pending approval publishes it again: its first publish may have failed
+    // (503), and a second is harmless (same Nats-Msg-Id, and the session drops a duplicate).
+    if (created || stored.record.status === 'pending') await this.publisher.publish(stored.command);
     return { status: created ? 202 : 200, record: stored.record };
   }
 }
