@@ -1,7 +1,12 @@
+import type { AddressInfo } from 'node:net';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { signSlackRequest } from '@tollgate/platform-standins';
 import { streamNames } from '@tollgate/protocol';
+import { MetricsAccess, MetricsService, ReadinessService } from '@tollgate/service-runtime';
+import pino from 'pino';
+import { McpSessions } from '../../apps/mcp-gateway/src/transport/mcp-sessions';
+import { createHttpServer } from '../../apps/mcp-gateway/src/transport/http.server';
 import { createTestSchema, type TestSchema } from '../support/database';
 import { connectTestNats, deleteStreams, TEST_NATS_URL } from '../support/nats';
 import { startService, type ServiceProcess } from '../support/service-process';
@@ -107,5 +112,27 @@ describe('X17 — the edges of a built binding', () => {
     expect(await metrics.text()).toMatch(
       /tollgate_inbound_refused_total\{endpoint="[^"]+",reason="team_not_allowed"\} 1/,
     );
+  });
+
+  it("X17 the MCP gateway's own /metrics keeps the same rule", async () => {
+    const server = createHttpServer(
+      new McpSessions(() => {
+        throw new Error('no MCP session in this test');
+      }),
+      new ReadinessService(),
+      new MetricsService(),
+      pino({ level: 'silent' }),
+      new MetricsAccess(METRICS_TOKEN),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+      expect((await fetch(url)).status).toBe(401);
+      const scraped = await fetch(url, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('tollgate_');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -48,12 +48,15 @@ const envSchema = z.object({
   // Loopback by default: /mcp carries no credentials of its own.
   HOST: z.string().min(1).default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // As every service: /metrics needs `Authorization: Bearer <it>`; unset, only from this host.
+  TOLLGATE_METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
 });
 
 export interface GatewayConfig {
   readonly PORT: number;
   readonly HOST: string;
   readonly LOG_LEVEL: string;
+  readonly TOLLGATE_METRICS_TOKEN?: string | undefined;
   readonly approvalApi: { readonly url: string; readonly key: string } | undefined;
   readonly agentName: string;
   readonly holdSeconds: number;
@@ -126,7 +129,13 @@ export function loadGatewayConfig(
     pingSeconds: config.pingSeconds,
     servers: servers.servers,
     policy: config.policy,
-    secrets: [...expanded.secrets, ...servers.secrets],
+    secrets: [
+      ...expanded.secrets,
+      ...servers.secrets,
+      ...(envResult.data.TOLLGATE_METRICS_TOKEN === undefined
+        ? []
+        : [envResult.data.TOLLGATE_METRICS_TOKEN]),
+    ],
   };
 }
 

@@ -4,6 +4,7 @@ import { UpstreamPool } from '@tollgate/mcp-upstream';
 import {
   ConfigError,
   createLogger,
+  MetricsAccess,
   MetricsService,
   ReadinessService,
 } from '@tollgate/service-runtime';
@@ -110,7 +111,13 @@ async function main(): Promise<void> {
       for (const server of sessions.servers())
         void server.sendToolListChanged().catch(() => undefined);
     });
-    const http = createHttpServer(sessions, readiness, metrics, logger);
+    const http = createHttpServer(
+      sessions,
+      readiness,
+      metrics,
+      logger,
+      new MetricsAccess(config.TOLLGATE_METRICS_TOKEN),
+    );
     await new Promise<void>((resolve) => http.listen(config.PORT, config.HOST, resolve));
     const address = http.address();
     logger.info(

@@ -1,4 +1,4 @@
-import { MetricsService, ReadinessService } from '@tollgate/service-runtime';
+import { MetricsAccess, MetricsService, ReadinessService } from '@tollgate/service-runtime';
 import {
   createServer,
   type IncomingMessage,
@@ -18,6 +18,7 @@ export function createHttpServer(
   readiness: ReadinessService,
   metrics: MetricsService,
   logger: Logger,
+  metricsAccess: MetricsAccess = new MetricsAccess(undefined),
 ): HttpServer {
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
@@ -31,6 +32,10 @@ export function createHttpServer(
       });
     }
     if (req.method === 'GET' && path === '/metrics') {
+      const refusal = metricsAccess.refusal(req.socket.remoteAddress, req.headers);
+      if (refusal !== undefined) {
+        return json(res, refusal === 'bad_metrics_token' ? 403 : 401, { error: refusal });
+      }
       const body = await metrics.registry.metrics();
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
       res.end(body);
