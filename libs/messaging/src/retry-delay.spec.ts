@@ -1,4 +1,4 @@
-import { retryDelayMs } from './retry-delay';
+import { MAX_RETRY_AFTER_MS, retryDelayMs } from './retry-delay';
 
 describe('retryDelayMs', () => {
   const policy = { baseMs: 100, maxMs: 1_000 };
@@ -28,5 +28,14 @@ describe('retryDelayMs', () => {
 
   it('treats a missing delivery count as the first delivery', () => {
     expect(retryDelayMs(0, policy, 0, noJitter)).toBe(100);
+  });
+});
+
+describe('D4 — a Retry-After that is no number', () => {
+  const policy = { baseMs: 1_000, maxMs: 300_000 };
+  it('D4 a NaN Retry-After is ignored and an infinite one capped, so the delay stays finite', () => {
+    expect(retryDelayMs(1, policy, Number.NaN, () => 0)).toBe(1_000);
+    expect(retryDelayMs(1, policy, Number.POSITIVE_INFINITY, () => 0)).toBe(MAX_RETRY_AFTER_MS);
+    expect(retryDelayMs(1, policy, -5, () => 0)).toBe(1_000);
   });
 });
