@@ -242,10 +242,7 @@ describe('X11 — only the operator provisions', () => {
     );
 
     const binding = await start('slack-binding');
-    await notReady(
-      binding,
-      /slack-binding differs in headers_only \(wanted undefined, found true\)/,
-    );
+    await notReady(binding, /slack-binding differs in headers_only \(wanted unset, found true\)/);
 
     const session = await start('session-service');
     await session.waitUntilReady(15_000);

@@ -56,13 +56,15 @@ export function describeVerification(report: VerificationReport): string {
     ...report.differing.map(
       (d) =>
         `${d.resource} differs in ${d.differences
-          .map(
-            (x) =>
-              `${x.field} (wanted ${JSON.stringify(x.wanted)}, found ${JSON.stringify(x.actual)})`,
-          )
+          .map((x) => `${x.field} (wanted ${shown(x.wanted)}, found ${shown(x.actual)})`)
           .join(', ')}`,
     ),
   ].join('; ');
+}
+
+/** A setting as a log line shows it: absent is "unset", not the word undefined. */
+function shown(value: unknown): string {
+  return value === undefined ? 'unset' : JSON.stringify(value);
 }
 
 /**
