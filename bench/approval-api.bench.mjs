@@ -92,6 +92,7 @@ try {
   const warm = await create();
   if (warm.status !== 202) throw new Error(`create answered ${warm.status}`);
   let created = 0;
+  const cpuBefore = cpuMs(service.pid);
   const started = performance.now();
   await lanes(CONCURRENCY, async () => {
     while (created < CREATES) {
@@ -101,6 +102,8 @@ try {
     }
   });
   const createsPerSecond = (CREATES * 1_000) / (performance.now() - started);
+  // The service's own CPU per create: what one core could do, whatever else the host runs.
+  const cpuPerCreate = (cpuMs(service.pid) - cpuBefore) / CREATES;
 
   // Waits held, then decisions one at a time while the rest stay held.
   const pending = [];
@@ -149,6 +152,9 @@ try {
     createsPerSecond.toFixed(0),
     `≥ ${TARGETS.createsPerSecond}`,
     createsPerSecond >= TARGETS.createsPerSecond,
+  );
+  console.log(
+    `approval-api CPU per create ${cpuPerCreate.toFixed(2)} ms: one core's worth ≈ ${(1_000 / cpuPerCreate).toFixed(0)} creates/s`,
   );
   line(`decision → long-poll answer p50 (ms)`, pct(50).toFixed(1), '', true);
   line(
@@ -254,6 +260,13 @@ async function decide(approvalId) {
 async function heldWaits() {
   const text = (await http('GET', '/metrics')).body;
   return Number(/^tollgate_approval_waits_held (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+/** User + system CPU of a process in milliseconds (`/proc/<pid>/stat` fields 14 and 15). */
+function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000) / 100;
 }
 
 function rssKiB(pid) {

@@ -57,16 +57,17 @@ export class CreateApproval {
     if (!checked.success) {
       throw new ApiError(400, 'invalid_body', checked.error.issues[0]?.message ?? 'invalid');
     }
+    const requestBody = canonicalize(body);
     const { created, stored } = await this.approvals.insertOrFind({
       id: command.approvalId,
       clientId: client.id,
       idempotencyKey,
-      requestBody: canonicalize(body),
+      requestBody,
       command,
       agent: verdict.ask.agent,
       route: verdict.ask.route,
     });
-    if (!created && stored.requestBody !== canonicalize(body)) {
+    if (!created && stored.requestBody !== requestBody) {
       throw new ApiError(
         409,
         'idempotency_key_reused',
