@@ -153,6 +153,45 @@ describe('X2 — the operator CLI: grants list and revoke (process)', () => {
     expect(none).toMatchObject({ code: 0, stdout: 'no grant matched tool=rm_rf\n' });
   });
 
+  it('A2 a grant given on an approval API prompt is listed with its client, and --client selects by it', async () => {
+    const clientId = 'cli_0123456789abcdef01234567';
+    const state = { ...initialSessionState('slack-api-x'), conversation: slack } as SessionState;
+    const events: JournaledEvent[] = [
+      {
+        seq: 3,
+        occurredAt: new Date().toISOString(),
+        event: {
+          type: 'ApiApprovalDecided',
+          commandId: 'click-api',
+          approvalId: 'apr_0123456789abcdefghijklmnop',
+          clientId,
+          conversation: slack,
+          tool: 'Bash',
+          status: 'approved',
+          decision: {
+            option: 'approve_always',
+            by: { platform: 'slack', id: bob.id },
+            via: 'click',
+            reason: null,
+          },
+        },
+      },
+    ];
+    await dataSource.transaction((m) => projectAlwaysGrants(m, state, events));
+
+    const listed = await tollgate(['grants', 'list', '--client', clientId], env);
+    expect(listed.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^platform=slack workspace=T1 person=U_BOB tool=Bash client=cli_\w+ /),
+      `1 grant matched client=${clientId}`,
+    ]);
+    const chat = await tollgate(['grants', 'list', '--client='], env);
+    expect(chat.stdout).toContain('4 grants matched client=""');
+    const revoked = await tollgate(['grants', 'revoke', '--client', clientId], env);
+    expect(revoked.code).toBe(0);
+    await expect(grants.isAlwaysAllowed(slack, bob.id, 'Bash', clientId)).resolves.toBe(false);
+    expect((await grants.list({})).length).toBe(4);
+  });
+
   it('X2 grants revoke removes exactly the matching grants, says so, and a replayed answer does not bring them back', async () => {
     const revoked = await tollgate(
       ['grants', 'revoke', '--platform=discord', '--workspace=', '--person=U_ALICE', '--tool=echo'],

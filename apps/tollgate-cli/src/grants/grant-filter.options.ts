@@ -9,9 +9,11 @@ export const GRANT_FILTER_OPTIONS: CliOptions = {
   workspace: { type: 'string' },
   person: { type: 'string' },
   tool: { type: 'string' },
+  client: { type: 'string' },
 };
 
-export const GRANT_FILTER_USAGE = '[--platform P] [--workspace W] [--person ID] [--tool NAME]';
+export const GRANT_FILTER_USAGE =
+  '[--platform P] [--workspace W] [--person ID] [--tool NAME] [--client ID]';
 
 export const GRANT_FILTER_HELP = [
   `  --platform P    ${PLATFORMS.join(', ')}`,
@@ -19,6 +21,8 @@ export const GRANT_FILTER_HELP = [
   '                  --workspace= (empty) for Discord DMs',
   "  --person ID     the person's user id on that platform",
   '  --tool NAME     the tool, e.g. write_note',
+  "  --client ID     an approval API client's id (its grants cover only its requests);",
+  '                  --client= (empty) for grants given in chat',
 ].join('\n');
 
 export function grantFilterOf(values: OptionValues): GrantFilter {
@@ -36,6 +40,7 @@ export function grantFilterOf(values: OptionValues): GrantFilter {
     ...(values.workspace === undefined ? {} : { workspaceId: stringOf(values, 'workspace') }),
     ...(personId === undefined ? {} : { personId }),
     ...(toolName === undefined ? {} : { toolName }),
+    ...(values.client === undefined ? {} : { clientId: stringOf(values, 'client') }),
   };
 }
 
@@ -51,6 +56,7 @@ export function describeFilter(filter: GrantFilter): string {
     filter.workspaceId === undefined ? undefined : field('workspace', filter.workspaceId),
     filter.personId === undefined ? undefined : field('person', filter.personId),
     filter.toolName === undefined ? undefined : field('tool', filter.toolName),
+    filter.clientId === undefined ? undefined : field('client', filter.clientId),
   ]
     .filter((part) => part !== undefined)
     .join(' ');
