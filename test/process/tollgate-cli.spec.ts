@@ -146,6 +146,7 @@ describe('X2 — the operator CLI: grants list and revoke (process)', () => {
         toolName: 'write_note',
         grantedAt: expect.any(String),
         sessionId: 'slack-C1',
+        kind: 'always',
       },
     ]);
 

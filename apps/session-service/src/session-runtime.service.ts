@@ -128,6 +128,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       channel,
       failpointFor(this.config.TOLLGATE_FAILPOINT),
       () => clock().toISOString(),
+      this.config.TOLLGATE_SESSION_GRANT_TTL,
     );
     this.relay = new OutboxRelay({
       dataSource,

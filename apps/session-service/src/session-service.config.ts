@@ -35,7 +35,27 @@ const ownShape = {
    * process-level test reaches a deadline without waiting for it.
    */
   TOLLGATE_TEST_CLOCK_OFFSET_MS: integer(0, 100_000_000_000).optional(),
+  /** X14: how long an "Allow in this chat" lasts: `24h`, `90m`, `30s`, `500ms`, `7d`. */
+  TOLLGATE_SESSION_GRANT_TTL: z
+    .string()
+    .regex(/^\d{1,9}(ms|s|m|h|d)$/, 'must be a duration such as 24h, 90m or 30s')
+    .transform(durationMs)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1_000, 'must be at least 1s')
+        .max(365 * 86_400_000),
+    )
+    .default(24 * 3_600_000),
 };
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+function durationMs(text: string): number {
+  const [, amount, unit] = /^(\d+)(ms|s|m|h|d)$/.exec(text) ?? [];
+  return Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS];
+}
 
 export type SessionServiceConfig = BaseConfig & {
   MODEL_PROVIDER: 'scripted' | 'openai';
@@ -52,6 +72,7 @@ export type SessionServiceConfig = BaseConfig & {
   TOLLGATE_FAILPOINT?: CheckpointName;
   TOLLGATE_TIMER_POLL_MS: number;
   TOLLGATE_TEST_CLOCK_OFFSET_MS?: number;
+  TOLLGATE_SESSION_GRANT_TTL: number;
 };
 
 export function loadSessionServiceConfig(env: NodeJS.ProcessEnv): SessionServiceConfig {

@@ -19,6 +19,10 @@ import {
   type SessionState,
 } from '../session/domain/session-state';
 import { projectAlwaysGrants } from '../grants/always-grants.projection';
+import { projectSessionGrants } from '../grants/session-grants.projection';
+
+/** An "Allow in this chat" lasts a day unless TOLLGATE_SESSION_GRANT_TTL says otherwise. */
+export const DEFAULT_SESSION_GRANT_TTL_MS = 24 * 3_600_000;
 import { type Failpoint, noFailpoint } from './failpoint';
 import type { SessionCommand, SubAgentCommand, SubAgentParent } from '../session/domain/sub-agent';
 import { subAgentResultId } from '../session/domain/sub-agent';
@@ -113,6 +117,8 @@ export class SessionStore {
     readonly failpoint: Failpoint = noFailpoint,
     /** Injected so tests can fix the clock; every event of a decision shares one instant. */
     readonly now: () => string = () => new Date().toISOString(),
+    /** X14: how long an "Allow in this chat" lasts (TOLLGATE_SESSION_GRANT_TTL). */
+    readonly sessionGrantTtlMs: number = DEFAULT_SESSION_GRANT_TTL_MS,
   ) {}
 
   async decide(
@@ -535,6 +541,7 @@ export class SessionStore {
         { state: recorder.current, settledBefore: previous.settledCalls },
       ]);
       await projectAlwaysGrants(manager, recorder.current, events);
+      await projectSessionGrants(manager, recorder.current, events, this.sessionGrantTtlMs);
       await schedulePromptTimers(manager, sessionId, events);
     }
     if (outputs.length > 0 || decisions.length > 0) {

@@ -23,6 +23,10 @@ export function grantLine(grant: GrantRecord): string {
     ...(grant.clientId === '' ? [] : [field('client', grant.clientId)]),
     `granted=${grant.grantedAt.toISOString()}`,
     field('session', grant.sessionId),
+    // X14: "Allow in this chat" covers that session only, and lapses.
+    ...(grant.kind === 'session'
+      ? ['kind=session', ...(grant.expiresAt ? [`expires=${grant.expiresAt.toISOString()}`] : [])]
+      : []),
   ].join(' ');
 }
 
@@ -35,6 +39,8 @@ export function grantJson(grant: GrantRecord): string {
     ...(grant.clientId === '' ? {} : { clientId: grant.clientId }),
     grantedAt: grant.grantedAt.toISOString(),
     sessionId: grant.sessionId,
+    kind: grant.kind,
+    ...(grant.expiresAt ? { expiresAt: grant.expiresAt.toISOString() } : {}),
   });
 }
 

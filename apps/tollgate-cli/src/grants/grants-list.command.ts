@@ -10,11 +10,13 @@ import { grantCount, grantJson, grantLine } from './grant.formatter';
 
 export const GRANTS_LIST: CliCommand = {
   path: ['grants', 'list'],
-  summary: 'show the "Always allow" grants in force',
+  summary: 'show the grants in force: "Always allow" and "Allow in this chat"',
   usage: `${GRANT_FILTER_USAGE} [--json]`,
   help: [
-    'Shows the "Always allow" grants in force. Each belongs to one person and covers that',
-    'person, one tool, on one platform and workspace. Filters narrow the list; none shows all.',
+    'Shows the grants in force. Each belongs to one person: "Always allow" covers that',
+    'person and one tool on one platform and workspace; "Allow in this chat" (kind=session)',
+    'that person and tool in one session until it expires (TOLLGATE_SESSION_GRANT_TTL).',
+    'Filters narrow the list; none shows all.',
     '',
     'Options:',
     GRANT_FILTER_HELP,

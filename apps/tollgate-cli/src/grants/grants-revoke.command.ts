@@ -11,11 +11,12 @@ import { grantCount, grantLine } from './grant.formatter';
 
 export const GRANTS_REVOKE: CliCommand = {
   path: ['grants', 'revoke'],
-  summary: 'revoke "Always allow" grants',
+  summary: 'revoke grants: "Always allow" and "Allow in this chat"',
   usage: `${GRANT_FILTER_USAGE} | --all`,
   help: [
-    'Revokes every "Always allow" grant in force that matches all the given filters. The',
-    'person is asked again the next time; an answer they give after this grants anew. The',
+    'Revokes every grant in force ("Always allow" and "Allow in this chat") that matches all',
+    'the given filters. The person is asked again the next time; an answer they give after',
+    'this grants anew. The',
     'revocation is kept, so nothing that replays earlier answers brings a grant back.',
     'With no filter it refuses, unless --all says every grant is meant.',
     '',

@@ -16,6 +16,17 @@ export interface ToolGrants {
     toolName: string,
     clientId?: string,
   ): Promise<boolean>;
+  /**
+   * X14: whether an "Allow in this chat" the journal holds is still in force at `now`: not
+   * lapsed (TOLLGATE_SESSION_GRANT_TTL) and not revoked by an operator. A port that keeps no
+   * such record (a test's) leaves the journal's word standing.
+   */
+  isSessionGrantInForce?(
+    sessionId: string,
+    personId: string,
+    toolName: string,
+    now: Date,
+  ): Promise<boolean>;
 }
 
 export const noToolGrants: ToolGrants = { isAlwaysAllowed: async () => false };

@@ -177,8 +177,10 @@ function promptText(
 }
 
 /**
- * "Allow in this chat" lives in the journal, "Always allow" in `tool_grants`; either counts
- * only when the person whose message started the turn holds it. An automation message has
+ * "Allow in this chat" lives in the journal and, lapsing and revocable, in `session_grants`
+ * (X14); "Always allow" in `tool_grants`; either counts only when the person whose message
+ * started the turn holds it, so in a channel that is one conversation for ever (Discord) a
+ * grant still covers only its giver's own messages. An automation message has
  * no person behind it, so no one's grant applies: only the policy's `mode: auto` does.
  */
 async function isGranted(
@@ -189,7 +191,15 @@ async function isGranted(
   const state = recorder.current;
   const requester = lastUserMessage(recorder);
   if (requester.principal !== 'user') return false;
-  if (holdsSessionGrant(state, requester.sender.id, toolName)) return true;
+  if (holdsSessionGrant(state, requester.sender.id, toolName)) {
+    const inForce = await deps.grants.isSessionGrantInForce?.(
+      state.sessionId,
+      requester.sender.id,
+      toolName,
+      new Date(recorder.clock),
+    );
+    if (inForce ?? true) return true;
+  }
   return state.conversation
     ? deps.grants.isAlwaysAllowed(state.conversation, requester.sender.id, toolName)
     : false;
