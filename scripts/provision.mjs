@@ -12,7 +12,9 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = join(import.meta.dirname, '..', 'dist');
-const { connectNats, describeVerification, provision, roleInboxPrefix } = require(join(dist, 'libs/messaging/index.js'));
+const { connectNats, describeVerification, provision, roleInboxPrefix } = require(
+  join(dist, 'libs/messaging/index.js'),
+);
 const { createLogger, readNatsCredentials } = require(join(dist, 'libs/service-runtime/index.js'));
 const protocol = require(join(dist, 'libs/protocol/index.js'));
 const { jetstreamManager } = require('@nats-io/jetstream');
