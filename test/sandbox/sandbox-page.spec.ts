@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -19,7 +19,7 @@ const ROOT = join(__dirname, '..', '..');
 const SHOTS = join(ROOT, '.tmp', 'screenshots');
 const PLATFORMS = ['slack', 'discord', 'mattermost'] as const;
 const SERVICES = ['session-service', 'slack-binding', 'discord-binding', 'mattermost-binding'];
-const NOTE = '!write_note {"text": "buy milk"}';
+const NOTE = '!fs__write_file {"path": "note.txt", "content": "buy milk"}';
 
 let sandbox: SandboxProcess;
 let browser: Browser;
@@ -82,12 +82,14 @@ async function send(platform: string, text: string): Promise<void> {
 }
 
 /** Sends the gated tool call and returns the id of the prompt it brings, once it has buttons. */
-async function askForPrompt(platform: string): Promise<string> {
+async function askForPrompt(platform: string, text = NOTE): Promise<string> {
   const panel = panelOf(platform);
   const before = await panel.locator('article.message').count();
-  await panel.locator('.chip', { hasText: 'write a note' }).click();
-  expect(await panel.locator('textarea').inputValue()).toBe(NOTE);
-  await send(platform, NOTE);
+  if (text === NOTE) {
+    await panel.locator('.chip', { hasText: 'write a note' }).click();
+    expect(await panel.locator('textarea').inputValue()).toBe(NOTE);
+  }
+  await send(platform, text);
   return waitFor(`${platform}: a new prompt with buttons`, async () => {
     const prompts = panel.locator('article.message', {
       has: page.getByRole('button', { name: 'Approve once' }),
@@ -192,7 +194,9 @@ describe.each(PLATFORMS)('the %s panel', (platform) => {
       );
     });
     await waitFor(`${platform}: the tool's result`, async () =>
-      (await textOf(panelOf(platform).locator('.conversation'))).includes('write_note: 1'),
+      (await textOf(panelOf(platform).locator('.conversation'))).includes(
+        'fs__write_file: Successfully wrote',
+      ),
     );
     // Every message was answered as the platform shows it (Discord: the interaction's answer).
     expect(await textOf(panelOf(platform).locator('.conversation'))).not.toContain(
@@ -253,7 +257,7 @@ describe.each(PLATFORMS)('the %s panel', (platform) => {
     const id = await askForPrompt(platform);
     const prompt = messageById(platform, id);
     const conversation = panelOf(platform).locator('.conversation');
-    const resultsBefore = (await textOf(conversation)).split('write_note: ').length;
+    const resultsBefore = (await textOf(conversation)).split('fs__write_file: Successfully').length;
 
     await pick(platform, 'bob');
     await waitFor(`${platform}: the panel shown to Bob`, async () => (await prompt.count()) === 1);
@@ -266,7 +270,9 @@ describe.each(PLATFORMS)('the %s panel', (platform) => {
     await shoot(`w6-${platform}-bob`);
     // Nothing ran: the prompt still offers its buttons and no result was posted.
     expect(await prompt.getByRole('button', { name: 'Approve once' }).count()).toBe(1);
-    expect((await textOf(conversation)).split('write_note: ').length).toBe(resultsBefore);
+    expect((await textOf(conversation)).split('fs__write_file: Successfully').length).toBe(
+      resultsBefore,
+    );
 
     await pick(platform, 'alice');
     await waitFor(`${platform}: the panel shown to Alice, without Bob's notice`, async () =>
@@ -279,6 +285,32 @@ describe.each(PLATFORMS)('the %s panel', (platform) => {
       async () =>
         (await prompt.locator('button.action').count()) === 0 && /Deny/.test(await textOf(prompt)),
     );
+  });
+});
+
+describe.each(PLATFORMS)('the %s panel, real MCP tools', (platform) => {
+  const workspace = () => join(dataDir, 'workspace');
+  const write = (name: string) =>
+    `!fs__write_file {"path": "${name}", "content": "from ${platform}"}`;
+
+  it(`M5 ${platform}: a real fs__write_file behind a prompt — approve → the file exists and the page lists it; deny → no file`, async () => {
+    await pick(platform, 'alice');
+    const approved = `w7-${platform}.txt`;
+    const id = await askForPrompt(platform, write(approved));
+    await click(platform, id, 'Approve once');
+    await waitFor(`${platform}: the file written`, () => existsSync(join(workspace(), approved)));
+    expect(readFileSync(join(workspace(), approved), 'utf8')).toBe(`from ${platform}`);
+    await waitFor(`${platform}: the page lists the file`, async () =>
+      (await textOf(page.locator('.workspace'))).includes(approved),
+    );
+
+    const denied = `w7-${platform}-denied.txt`;
+    const second = await askForPrompt(platform, write(denied));
+    await click(platform, second, 'Deny');
+    await waitFor(`${platform}: the denial answered`, async () =>
+      (await textOf(panelOf(platform).locator('.conversation'))).includes('fs__write_file: denied'),
+    );
+    expect(existsSync(join(workspace(), denied))).toBe(false);
   });
 });
 

@@ -35,6 +35,7 @@ const PASSED_TO_SESSION_SERVICE = [
   'OPENAI_API_KEY',
   'MODEL',
   'TOOL_POLICY_FILE',
+  'TOLLGATE_MCP_SERVERS_FILE',
 ];
 const DEFAULT_PAGE_PORT = 4800;
 /** Real platforms call the binding at a URL set up once in their app settings: fixed ports. */
@@ -47,6 +48,8 @@ export const REAL_BINDING_PORTS: Readonly<Record<Platform, number>> = {
 export interface SandboxConfig {
   readonly root: string;
   readonly dataDir: string;
+  /** Where the sandbox's filesystem MCP server may read and write. */
+  readonly workspaceDir: string;
   readonly pagePort: number;
   readonly prefix: string;
   readonly drainMs: number;
@@ -88,9 +91,11 @@ export function loadSandboxConfig(env: NodeJS.ProcessEnv, root: string): Sandbox
   if (sessionServiceEnv.OPENAI_BASE_URL && !sessionServiceEnv.MODEL_PROVIDER) {
     sessionServiceEnv.MODEL_PROVIDER = 'openai';
   }
+  const dataDir = env.TOLLGATE_DATA_DIR ?? join(root, '.tollgate');
   return {
     root,
-    dataDir: env.TOLLGATE_DATA_DIR ?? join(root, '.tollgate'),
+    dataDir,
+    workspaceDir: join(dataDir, 'workspace'),
     pagePort,
     prefix,
     drainMs,

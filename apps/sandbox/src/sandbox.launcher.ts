@@ -12,6 +12,7 @@ import { RealSandboxPlatform } from './platforms/real.sandbox-platform';
 import { SlackSandboxPlatform } from './platforms/slack.sandbox-platform';
 import type { SandboxPlatform } from './platforms/sandbox-platform.port';
 import { REAL_BINDING_PORTS, type SandboxConfig } from './sandbox.config';
+import { prepareWorkspace, workspaceFiles } from './workspace/sandbox-workspace';
 import {
   type ServiceName,
   type ServiceSpec,
@@ -108,6 +109,7 @@ export class SandboxLauncher {
       platforms: this.platforms,
       supervisor: this.supervisor,
       bindingUrl,
+      workspaceFiles: () => workspaceFiles(config.workspaceDir),
     });
     const url = await this.page.listen(config.pagePort);
     try {
@@ -172,7 +174,11 @@ export class SandboxLauncher {
       {
         name: 'session-service',
         port: await freePort(),
-        env: { ...common('session-service'), ...config.sessionServiceEnv },
+        env: {
+          ...common('session-service'),
+          ...(await prepareWorkspace(config.root, config.dataDir, config.workspaceDir)),
+          ...config.sessionServiceEnv,
+        },
       },
     ];
     for (const platform of PLATFORMS) {

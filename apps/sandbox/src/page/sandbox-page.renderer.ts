@@ -14,9 +14,16 @@ export const PLATFORM_TITLES: Readonly<Record<Platform, string>> = {
 
 /** The scripted model's grammar (`!<tool> <JSON object>`), one click away. */
 export const EXAMPLE_CHIPS: readonly { label: string; text: string }[] = [
-  { label: 'write a note (asks first)', text: '!write_note {"text": "buy milk"}' },
+  {
+    label: 'write a note (asks first)',
+    text: '!fs__write_file {"path": "note.txt", "content": "buy milk"}',
+  },
+  { label: 'list the workspace (runs at once)', text: '!fs__list_directory {"path": "."}' },
   { label: 'echo (runs at once)', text: '!echo {"text": "hello"}' },
-  { label: 'two notes', text: '!write_note {"text": "one"}\n!write_note {"text": "two"}' },
+  {
+    label: 'two notes',
+    text: '!fs__write_file {"path": "one.txt", "content": "one"}\n!fs__write_file {"path": "two.txt", "content": "two"}',
+  },
   { label: 'just talk', text: 'never mind' },
 ];
 
@@ -29,6 +36,7 @@ export function renderPage(
   panels: readonly PanelView[],
   services: readonly ServiceStatus[],
   viewer: PersonKey,
+  files: readonly string[] = [],
 ): string {
   return `<!doctype html>
 <html lang="en">
@@ -41,7 +49,7 @@ export function renderPage(
 <body>
 <header class="top">
   <div class="brand"><b>Tollgate</b> sandbox <span class="tagline">approval prompts that stay true, on three platforms at once</span></div>
-  <div id="services" class="services">${renderServices(services)}</div>
+  <div id="services" class="services">${renderServices(services, files)}</div>
 </header>
 <main class="panels">
 ${panels.map((panel) => renderPanel(panel, viewer)).join('\n')}
@@ -127,15 +135,23 @@ function safeColor(color: string | undefined): string {
   return color && /^#[0-9a-fA-F]{3,8}$/.test(color) ? color : '#8e8ea0';
 }
 
-export function renderServices(services: readonly ServiceStatus[]): string {
-  return services
-    .map(
-      (s) => `<div class="service ${s.state.replace(' ', '-')}" data-service="${s.name}">
+export function renderServices(
+  services: readonly ServiceStatus[],
+  files: readonly string[] = [],
+): string {
+  const listed = files.map((f) => `<span class="file">${escapeHtml(f)}</span>`).join(' ');
+  const workspace = `<div class="workspace" title="the files the agent's fs__ tools see"><b>workspace</b> ${listed || '<span class="empty">empty</span>'}</div>`;
+  return (
+    workspace +
+    services
+      .map(
+        (s) => `<div class="service ${s.state.replace(' ', '-')}" data-service="${s.name}">
   <span class="dot" aria-hidden="true"></span><b>${s.name}</b>
   <span class="state">${s.state}</span><span class="port">:${s.port}</span>
   <button type="button" data-op="restart" data-name="${s.name}" title="SIGTERM, then start again">restart</button>
   <button type="button" data-op="kill" data-name="${s.name}" title="kill -9: no drain, no goodbye"${s.pid === undefined ? ' disabled' : ''}>kill -9</button>
 </div>`,
-    )
-    .join('');
+      )
+      .join('')
+  );
 }

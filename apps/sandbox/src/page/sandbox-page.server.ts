@@ -31,6 +31,8 @@ export interface SandboxPageDeps {
   readonly supervisor: ServiceSupervisor;
   /** Where each platform's binding answers. */
   bindingUrl(platform: Platform): string;
+  /** The files the agent's filesystem tools have made, shown beside the services. */
+  workspaceFiles(): readonly string[];
 }
 
 /**
@@ -93,7 +95,7 @@ export class SandboxPageServer {
       if (this.seen.get(platform) !== print) changed.push(`event: panel\ndata: ${platform}\n\n`);
       this.seen.set(platform, print);
     }
-    const services = String(this.deps.supervisor.changes);
+    const services = `${this.deps.supervisor.changes}/${this.deps.workspaceFiles().join('/')}`;
     if (this.seen.get('services') !== services) changed.push('event: services\ndata: all\n\n');
     this.seen.set('services', services);
     if (changed.length === 0) return;
@@ -146,7 +148,7 @@ export class SandboxPageServer {
         res,
         200,
         'text/html; charset=utf-8',
-        renderPage(panels, this.deps.supervisor.statuses(), viewer),
+        renderPage(panels, this.deps.supervisor.statuses(), viewer, this.deps.workspaceFiles()),
       );
     }
     const panel = /^\/panels\/([a-z]+)$/.exec(url.pathname);
@@ -165,7 +167,7 @@ export class SandboxPageServer {
         res,
         200,
         'text/html; charset=utf-8',
-        renderServices(this.deps.supervisor.statuses()),
+        renderServices(this.deps.supervisor.statuses(), this.deps.workspaceFiles()),
       );
     }
     if (url.pathname === '/events') {
