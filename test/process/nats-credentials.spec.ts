@@ -143,7 +143,7 @@ describe('X9 — no empty or default credential', () => {
     ['weak', 'short1'],
     ['not of the safe shape', `${'a'.repeat(30)}-1`],
   ])(
-    'X9 nats:config refuses an %s password in its environment and writes nothing',
+    'X9 nats:config refuses a password in its environment that is %s, and writes nothing',
     async (_case, value) => {
       const passwords = await passwordsFor([]);
       const { out, ran } = await render(`refused-${_case.length}.conf`, [], {
