@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   type ApprovalCancel,
   type ApprovalRequest,
@@ -329,5 +332,37 @@ describe('A2 — API approvals in the session service (process)', () => {
       decision: { via: 'click', by: { id: ADA.id } },
     });
     expect(decisions.of(one.approvalId)).toEqual([]);
+  });
+
+  it('A2 `tollgate sessions show` lists an agent session’s pending approvals, in step with the projection', async () => {
+    const route = freshConversation();
+    const clientId = newClientId();
+    const one = approval(route, clientId);
+    const two = approval(route, clientId, { arguments: { command: 'ls' } });
+    await service.send(one);
+    await service.send(two);
+    await service.outputs.waitForOutputs('two prompts', is.request(), {
+      sessionId: one.sessionId,
+      count: 2,
+    });
+    const cli = join(__dirname, '..', '..', 'dist', 'apps', 'tollgate-cli', 'main.js');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [cli, 'sessions', 'show', one.sessionId],
+      {
+        env: {
+          PATH: process.env.PATH,
+          DATABASE_URL: service.database.url,
+          DATABASE_SCHEMA: service.database.schema,
+        },
+      },
+    );
+    const lines = stdout.trim().split('\n');
+    expect(lines).toContain(`agent session of client: client=${clientId}`);
+    expect(
+      lines.filter((l) => /^ {2}approval=apr_\w+ tool=Bash requested_seq=\d+ pending age=/.test(l)),
+    ).toHaveLength(2);
+    expect(lines).toContain(`pending calls: ${one.approvalId}, ${two.approvalId}`);
+    expect(lines.some((l) => l.startsWith('!'))).toBe(false);
   });
 });

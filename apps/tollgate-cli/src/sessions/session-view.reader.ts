@@ -109,7 +109,9 @@ export async function readSession(dataSource: DataSource, sessionId: string): Pr
 
 function pendingSeqsOf(state: SessionState): number[] {
   const turn = state.turn;
-  return 'batch' in turn && turn.batch ? turn.batch.gated.map((g) => g.requestedSeq) : [];
+  const gated = 'batch' in turn && turn.batch ? turn.batch.gated.map((g) => g.requestedSeq) : [];
+  // A2: an agent session's approvals, when they were asked.
+  return [...gated, ...Object.values(state.apiApprovals).map((a) => a.requestedSeq)];
 }
 
 function journaled(r: { seq: number; data: SessionEvent; occurred_at: string }): JournaledEvent {

@@ -1,8 +1,9 @@
 import { isSessionId } from '@tollgate/protocol';
+import { decisionFor } from '../../../session-service/src/session/domain/approval-turn';
 import {
-  decisionFor,
-  pendingCalls,
-} from '../../../session-service/src/session/domain/approval-turn';
+  pendingApiApprovals,
+  pendingPrompts,
+} from '../../../session-service/src/session/domain/session-state';
 import { type CliCommand, CliFailure, EXIT, UsageError } from '../cli-command';
 import { field } from '../grants/grant.formatter';
 import { ageOf } from '../pending/pending-prompts.report';
@@ -54,7 +55,8 @@ function viewLines(sessionId: string, view: SessionView, now: Date): string[] {
   const { state } = view;
   const turn = state.turn;
   const c = state.conversation;
-  const pending = pendingCalls(turn);
+  // A2: an agent session's pending API approvals count as its pending calls.
+  const pending = pendingPrompts(state);
   const lines = [
     `session: ${sessionId}`,
     c === undefined
@@ -97,6 +99,16 @@ function viewLines(sessionId: string, view: SessionView, now: Date): string[] {
       );
     }
   }
+  if (state.apiClientId !== undefined) {
+    lines.push(`agent session of client: ${field('client', state.apiClientId)}`);
+    for (const [approvalId, approval] of pendingApiApprovals(state)) {
+      lines.push(
+        `  ${field('approval', approvalId)} ${field('tool', approval.request.toolName)} ` +
+          `requested_seq=${approval.requestedSeq} ` +
+          `pending age=${ageOf(view.requestedAt.get(approval.requestedSeq), now)}`,
+      );
+    }
+  }
   lines.push(
     pending.length === 0
       ? 'pending calls: none'
@@ -136,7 +148,7 @@ function viewJson(sessionId: string, view: SessionView, now: Date): object {
         callId: call.callId,
         toolName: call.toolName,
         requestedSeq: call.requestedSeq,
-        pending: pendingCalls(turn).some((p) => p.callId === call.callId),
+        pending: pendingPrompts(state).some((p) => p.callId === call.callId),
         decision: decision ?? null,
         requestedAt: at?.toISOString() ?? null,
         ageSeconds:
@@ -145,7 +157,8 @@ function viewJson(sessionId: string, view: SessionView, now: Date): object {
             : null,
       };
     }),
-    pendingCalls: pendingCalls(turn).map((p) => p.callId),
+    pendingCalls: pendingPrompts(state).map((p) => p.callId),
+    apiClientId: state.apiClientId ?? null,
     projectedPending: view.projectedPending,
     queuedCommands: view.queuedCommands,
     quarantined: view.quarantined ?? null,

@@ -19,7 +19,12 @@ import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.r
 import { DEADLINE_REASON, promptTimersAt } from './prompt-timer';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
-import { holdsSessionGrant, type PendingApiApproval, type SessionState } from './session-state';
+import {
+  holdsSessionGrant,
+  type PendingApiApproval,
+  pendingApiApprovals,
+  type SessionState,
+} from './session-state';
 import { hasOwnEntry, ownEntry } from './own-entry';
 
 /**
@@ -277,7 +282,7 @@ export function apiRefreshes(state: SessionState): {
   drafts: OutputDraft[];
   conversations: Conversation[];
 } {
-  const pending = Object.entries(state.apiApprovals);
+  const pending = pendingApiApprovals(state);
   return {
     callIds: pending.map(([callId]) => callId),
     drafts: pending.map(([callId, approval]) => ({

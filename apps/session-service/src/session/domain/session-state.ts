@@ -106,12 +106,20 @@ export interface SessionGrant {
 export function pendingPrompts(state: SessionState): PendingApproval[] {
   return [
     ...pendingCalls(state.turn),
-    ...Object.entries(state.apiApprovals).map(([callId, approval]) => ({
+    ...pendingApiApprovals(state).map(([callId, approval]) => ({
       callId,
       toolName: approval.request.toolName,
       requestedSeq: approval.requestedSeq,
     })),
   ];
+}
+
+/**
+ * An agent session's pending approvals, oldest first. Not in key order: a state row is jsonb,
+ * which keeps an object's keys in an order of its own.
+ */
+export function pendingApiApprovals(state: SessionState): [string, PendingApiApproval][] {
+  return Object.entries(state.apiApprovals).sort(([, a], [, b]) => a.requestedSeq - b.requestedSeq);
 }
 
 export function holdsSessionGrant(
