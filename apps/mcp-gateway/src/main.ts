@@ -48,7 +48,11 @@ async function main(): Promise<void> {
   }
   // Over stdio, stdout is the MCP channel: logs go to stderr.
   const logger = createLogger('mcp-gateway', config.LOG_LEVEL, {
-    secrets: [...config.secrets, ...(config.approvalApi ? [config.approvalApi.key] : [])],
+    secrets: [
+      ...config.secrets,
+      ...(config.approvalApi ? [config.approvalApi.key] : []),
+      ...(config.TOLLGATE_METRICS_TOKEN === undefined ? [] : [config.TOLLGATE_METRICS_TOKEN]),
+    ],
     destination: args.stdio ? pino.destination(2) : undefined,
   });
   process.on('uncaughtException', (error) => {
