@@ -104,6 +104,12 @@ async function freePort() {
   return port;
 }
 
+/** CPU time (user + system) a process has used, in ms. */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+};
+
 const rssMb = (pid) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
@@ -122,22 +128,24 @@ await direct.connect(
   new StdioClientTransport({ command: process.execPath, args: [FS_SERVER, dir], stderr: 'ignore' }),
 );
 const allowPort = await freePort();
-children.push(
-  startGateway(
-    `servers:\n  fs: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(dir)}] }\npolicy: { default: allow }\n`,
-    allowPort,
-  ),
+const allowGateway = startGateway(
+  `servers:\n  fs: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(dir)}] }\npolicy: { default: allow }\n`,
+  allowPort,
 );
+children.push(allowGateway);
 await untilReady(allowPort);
 const through = await httpClient(allowPort);
 console.log(`allowed call overhead (${CALLS} calls of fs read_text_file each):`);
 for (const concurrency of [1, 16]) {
   const straight = await measure(direct, 'read_text_file', concurrency);
+  const cpuBefore = cpuMs(allowGateway.pid);
   const gateway = await measure(through, 'fs__read_text_file', concurrency);
+  const cpuPerCall = (cpuMs(allowGateway.pid) - cpuBefore) / (CALLS + Math.min(20, CALLS));
   console.log(
     `  concurrency ${concurrency}: direct p50 ${straight.p50.toFixed(2)} ms, p99 ${straight.p99.toFixed(2)} ms; ` +
       `through the gateway p50 ${gateway.p50.toFixed(2)} ms, p99 ${gateway.p99.toFixed(2)} ms; ` +
-      `added p50 ${(gateway.p50 - straight.p50).toFixed(2)} ms, p99 ${(gateway.p99 - straight.p99).toFixed(2)} ms`,
+      `added p50 ${(gateway.p50 - straight.p50).toFixed(2)} ms, p99 ${(gateway.p99 - straight.p99).toFixed(2)} ms; ` +
+      `gateway CPU ${cpuPerCall.toFixed(2)} ms per call`,
   );
 }
 await through.close();
