@@ -111,6 +111,14 @@ describe.each(platforms)('E4 sub-agent approvals through %s', (platform) => {
       'the delegate prompt',
       (m) => m.buttons.length > 0 && m.text.includes('delegate'),
     );
+    // A click is taken only on a journaled post (Mattermost checks its nonce there).
+    await waitFor('the delegate prompt journaled', async () =>
+      (await binding.journal()).some(
+        (row) =>
+          row.session_id === deriveSessionId(conversation) &&
+          row.type === 'PendingApprovalPromptTracked',
+      ),
+    );
     await approve(delegation);
     const child = await prompt(
       conversation,
