@@ -1,5 +1,6 @@
 import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
-import { deriveSessionId, Subjects } from '@tollgate/protocol';
+import { deriveSessionId, parseApprovalDecided, Subjects } from '@tollgate/protocol';
+import { anApprovalRequest } from '../../../libs/protocol/src/testing/approval-fixtures';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
@@ -56,6 +57,26 @@ describe('session store (journal, outbox, ledger in one transaction)', () => {
     );
     return rows.map((r) => r.seq);
   };
+
+  it('A2 quarantining an agent session expires each pending approval with one ApprovalDecided in the outbox', async () => {
+    const request = anApprovalRequest();
+    await new HandleCommand(store, deps).execute(request);
+    await store.quarantine(request.sessionId, 'test: cannot be replayed');
+    const rows = await dataSource.query<{ id: string; subject: string; payload: string }[]>(
+      `SELECT id, subject, payload FROM outbox WHERE session_id = $1 AND id LIKE 'decision:%'`,
+      [request.sessionId],
+    );
+    expect(rows.map((r) => [r.id, r.subject])).toEqual([
+      [
+        `decision:${request.approvalId}`,
+        `storetest.decision.${request.clientId}.${request.approvalId}`,
+      ],
+    ]);
+    expect(parseApprovalDecided(rows[0].payload)).toMatchObject({
+      ok: true,
+      value: { status: 'expired', decision: null, sessionId: request.sessionId },
+    });
+  });
 
   it('reloads and retries when another writer appended first (optimistic concurrency)', async () => {
     const conversation = freshConversation();
