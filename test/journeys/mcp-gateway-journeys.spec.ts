@@ -6,11 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
-import { ApprovalApiSystem } from '../support/approval-api.fixture';
+import type { ApprovalApiSystem } from '../support/approval-api.fixture';
+import {
+  type ApiJourneySystem,
+  startApiJourneySystem,
+} from '../support/api-journey-system.fixture';
 import type { BindingFixture } from '../support/binding.fixture';
 import { alice } from '../support/commands';
 import { freePort } from '../support/free-port';
-import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
 import {
   filesystemServer,
   type GatewayProcess,
@@ -36,8 +39,8 @@ type CallResult = { isError?: boolean; content?: unknown };
 describe.each(platforms)(
   'M2 — an MCP call held for a person, whole system through %s',
   (platform) => {
-    let system: JourneySystem | undefined;
-    let approvals: ApprovalApiSystem | undefined;
+    let system: ApiJourneySystem | undefined;
+    let approvals: ApprovalApiSystem;
     let driver: PlatformDriver;
     let session: SessionServiceFixture;
     let binding: BindingFixture;
@@ -61,11 +64,8 @@ describe.each(platforms)(
     };
 
     beforeAll(async () => {
-      system = await startJourneySystem(platform, 'mg');
-      ({ driver, session, binding } = system);
-      approvals = await ApprovalApiSystem.start(`mg${platform}`, {
-        env: { TOLLGATE_SUBJECT_PREFIX: session.prefix },
-      });
+      system = await startApiJourneySystem(platform, 'mg');
+      ({ driver, session, binding, approvals } = system);
       conversation = driver.freshConversation();
       const { key } = await approvals.createClient({
         name: 'mcp gateway',
@@ -95,7 +95,6 @@ describe.each(platforms)(
     afterAll(async () => {
       await agent?.close().catch(() => undefined);
       await gateway?.stop();
-      await approvals?.stop();
       await system?.dispose();
     });
 
@@ -184,7 +183,7 @@ describe.each(platforms)(
         const result = await again;
         expect(result.isError).toBeFalsy();
         expect(readFileSync(path, 'utf8')).toBe('survived');
-        const rows = await approvals!.query<{ id: string }>(
+        const rows = await approvals.query<{ id: string }>(
           `SELECT id FROM approvals WHERE command->'arguments'->>'path' = $1`,
           [path],
         );

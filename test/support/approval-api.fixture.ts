@@ -51,6 +51,8 @@ export class ApprovalApiSystem {
     readonly replicas: ServiceProcess[],
     readonly clients: ApprovalClientsRepository,
     private readonly env: Record<string, string>,
+    /** False when the prefix is another fixture's (a session service's): it cleans its streams. */
+    private readonly ownsStreams: boolean,
   ) {}
 
   static async start(
@@ -59,9 +61,16 @@ export class ApprovalApiSystem {
       replicas = 1,
       env = {},
       natsUrl = TEST_NATS_URL,
-    }: { replicas?: number; env?: Record<string, string>; natsUrl?: string } = {},
+      prefix: sharedPrefix,
+    }: {
+      replicas?: number;
+      env?: Record<string, string>;
+      natsUrl?: string;
+      /** Join this subject prefix (a session service's) instead of a fresh one of its own. */
+      prefix?: string;
+    } = {},
   ): Promise<ApprovalApiSystem> {
-    const prefix = uniqueToken(label).slice(0, 30);
+    const prefix = sharedPrefix ?? uniqueToken(label).slice(0, 30);
     const schema = createTestSchema(label);
     const nc = await connectTestNats(natsUrl);
     const dataSource = createDataSource({
@@ -94,6 +103,7 @@ export class ApprovalApiSystem {
       [],
       new ApprovalClientsRepository(async () => dataSource),
       fullEnv,
+      sharedPrefix === undefined,
     );
     for (let i = 0; i < replicas; i += 1) await system.addReplica();
     return system;
@@ -217,9 +227,11 @@ export class ApprovalApiSystem {
 
   async stop(): Promise<void> {
     await Promise.all(this.replicas.map((replica) => replica.stop()));
-    const jsm = await jetstreamManager(this.nc);
-    for (const name of Object.values(streamNames(this.prefix))) {
-      await jsm.streams.delete(name).catch(() => false);
+    if (this.ownsStreams) {
+      const jsm = await jetstreamManager(this.nc);
+      for (const name of Object.values(streamNames(this.prefix))) {
+        await jsm.streams.delete(name).catch(() => false);
+      }
     }
     await this.nc.close();
     await this.dataSource.destroy();
