@@ -1,6 +1,5 @@
 // Writes the nats-server authorization for one Tollgate deployment: a user per service and an
 // `operator`, each allowed exactly its role (libs/messaging/src/nats-permissions.ts).
-import { randomInt } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -99,7 +98,7 @@ if (args.monitor !== undefined) {
 
 if (args.passwords) {
   for (const variable of messaging.referencedPasswordVariables(options)) {
-    console.log(`${variable}=${randomPassword()}`);
+    console.log(`${variable}=${messaging.randomNatsPassword()}`);
   }
   process.exit(0);
 }
@@ -124,13 +123,4 @@ if (args.out === '-') {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
   console.error(`nats:config: wrote ${path} for prefix ${prefix.value}`);
-}
-
-function randomPassword() {
-  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  const alphabet = `${letters}0123456789`;
-  // 1 letter + 39 of 62 symbols: about 238 bits.
-  let password = letters[randomInt(letters.length)];
-  for (let i = 0; i < 39; i += 1) password += alphabet[randomInt(alphabet.length)];
-  return password;
 }

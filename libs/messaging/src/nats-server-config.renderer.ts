@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import {
   NATS_ROLES,
   natsPermissions,
@@ -31,6 +32,15 @@ export const ROUTES_VARIABLE = 'NATS_ROUTES';
  */
 export const SAFE_PASSWORD_PATTERN = /^[A-Za-z][A-Za-z0-9]{23,127}$/;
 export const MIN_NATS_PASSWORD_LENGTH = 24;
+
+/** A fresh password of the safe shape: 1 letter + 39 of 62 symbols, about 238 bits. */
+export function randomNatsPassword(): string {
+  const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const alphabet = `${letters}0123456789`;
+  let password = letters[randomInt(letters.length)];
+  for (let i = 0; i < 39; i += 1) password += alphabet[randomInt(alphabet.length)];
+  return password;
+}
 
 export interface NatsServerConfigOptions {
   /**

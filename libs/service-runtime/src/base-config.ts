@@ -68,6 +68,9 @@ const natsUrl = z
 function baseShape(service: ServiceName) {
   return {
     PORT: integer(0, 65535).default(DEFAULT_PORTS[service]),
+    // The address to listen on; unset, every interface (a container's port must be reachable).
+    // `npm start` sets 127.0.0.1.
+    HOST: z.string().min(1).optional(),
     NATS_URL: natsUrl.default('nats://127.0.0.1:4222'),
     // Checked together, by readNatsCredentials; each alone is just a string here.
     NATS_USER: z.string().optional(),

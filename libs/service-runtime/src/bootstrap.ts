@@ -66,8 +66,9 @@ export async function bootstrapService<C extends BaseConfig>(
     refusals: app.get(InboundRefusals),
     ...definition.inboundBody,
   });
-  await app.listen(config.PORT);
-  logger.info({ port: config.PORT }, 'listening');
+  if (config.HOST === undefined) await app.listen(config.PORT);
+  else await app.listen(config.PORT, config.HOST);
+  logger.info({ port: config.PORT, host: config.HOST }, 'listening');
   // The durable consumers declared while the app started, fed to their @EventPattern handlers.
   const consumers = optionalProvider(() => app.get(JetStreamConsumers));
   const host = optionalProvider(() => app.get(ConsumerHost));
