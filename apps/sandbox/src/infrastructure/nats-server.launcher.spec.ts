@@ -1,10 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NATS_MISSING, provideNats } from './nats-server.launcher';
+import { NATS_ROLES, randomNatsPassword } from '@tollgate/messaging';
+import { NATS_MISSING, type OwnNatsUsers, provideNats } from './nats-server.launcher';
 import { StartupFailure } from './startup-failure';
 
 const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+const users = (dir: string): OwnNatsUsers => ({
+  prefix: 'sandbox',
+  roles: ['session-service'],
+  passwords: Object.fromEntries(NATS_ROLES.map((role) => [role, randomNatsPassword()])) as never,
+  configFile: join(dir, 'nats-server.conf'),
+});
 
 describe('W1 — npm start finds NATS or says how to get it', () => {
   let dir: string;
@@ -21,6 +28,7 @@ describe('W1 — npm start finds NATS or says how to get it', () => {
       join(dir, 'nats'),
       join(dir, 'log'),
       (l) => lines.push(l),
+      users(dir),
       [],
     );
     expect(nats).toMatchObject({ url: TEST_NATS_URL, own: false });
@@ -34,6 +42,7 @@ describe('W1 — npm start finds NATS or says how to get it', () => {
       join(dir, 'nats'),
       join(dir, 'log'),
       (l) => lines.push(l),
+      users(dir),
       [nowhere],
     );
     await expect(attempt).rejects.toThrow(StartupFailure);

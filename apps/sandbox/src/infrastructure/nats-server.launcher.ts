@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import { type NatsRole, passwordVariable, renderNatsServerConfig } from '@tollgate/messaging';
 import { answers, freePort, isAlive, pollUntil } from './local-ports';
 import { StartupFailure } from './startup-failure';
 
@@ -14,6 +15,19 @@ export const NATS_MISSING = [
   '  Docker:         docker run -d --name tollgate-nats -p 127.0.0.1:4222:4222 nats:2 -js',
   '                  and start with NATS_URL=nats://127.0.0.1:4222 npm start',
 ].join('\n');
+
+/**
+ * The users of a nats-server the sandbox runs itself, as production has them
+ * (`npm run nats:config`): one per service and `operator`, anonymous connections refused.
+ */
+export interface OwnNatsUsers {
+  readonly prefix: string;
+  /** The services that get a user; `operator` always does. */
+  readonly roles: readonly NatsRole[];
+  readonly passwords: Readonly<Record<NatsRole, string>>;
+  /** Where the rendered configuration is written (it references the passwords, holds none). */
+  readonly configFile: string;
+}
 
 export interface NatsEndpoint {
   readonly url: string;
@@ -28,6 +42,7 @@ export async function provideNats(
   dataDir: string,
   logFile: string,
   progress: (line: string) => void,
+  users: OwnNatsUsers,
   searchDirs: readonly string[] = defaultSearchDirs(),
 ): Promise<NatsEndpoint> {
   if (natsUrl) {
@@ -40,7 +55,7 @@ export async function provideNats(
   }
   const binary = findNatsServer(searchDirs);
   if (!binary) throw new StartupFailure(NATS_MISSING);
-  return OwnNatsServer.start(binary, dataDir, logFile, progress);
+  return OwnNatsServer.start(binary, dataDir, logFile, progress, users);
 }
 
 /** PATH, then where Debian's package puts it (/usr/sbin is not on a normal user's PATH). */
@@ -78,8 +93,15 @@ class OwnNatsServer implements NatsEndpoint {
     dataDir: string,
     logFile: string,
     progress: (line: string) => void,
+    users: OwnNatsUsers,
   ): Promise<OwnNatsServer> {
     await mkdir(dataDir, { recursive: true });
+    await writeFile(users.configFile, renderNatsServerConfig(users.prefix, { roles: users.roles }));
+    // Only the passwords the configuration references: nats-server needs nothing else of ours.
+    const env: Record<string, string> = {};
+    for (const role of [...users.roles, 'operator' as const]) {
+      env[passwordVariable(role)] = users.passwords[role];
+    }
     const pidFile = join(dataDir, 'nats-server.pid');
     await stopLeftover(pidFile, progress);
     const port = await freePort();
@@ -87,10 +109,12 @@ class OwnNatsServer implements NatsEndpoint {
     let child: ChildProcess;
     try {
       // Its own process group, so a Ctrl-C reaches it only after the services have drained.
-      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir], {
-        detached: true,
-        stdio: ['ignore', log, log],
-      });
+      // No -m: the monitoring port stays closed; -a keeps the client port on loopback.
+      child = spawn(
+        binary,
+        ['-c', users.configFile, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir],
+        { detached: true, env, stdio: ['ignore', log, log] },
+      );
     } finally {
       closeSync(log);
     }
@@ -107,7 +131,10 @@ class OwnNatsServer implements NatsEndpoint {
       15_000,
     );
     await writeFile(pidFile, String(child.pid));
-    progress(`NATS: started ${binary} -js on 127.0.0.1:${port}, data in ${dataDir}`);
+    progress(
+      `NATS: started ${binary} -js on 127.0.0.1:${port}, data in ${dataDir}, a user per service ` +
+        `(${users.configFile}), no anonymous access`,
+    );
     return server;
   }
 
