@@ -196,6 +196,19 @@ describe('X15 — npm start is safe on a shared machine', () => {
     );
     expect(await sandbox.stop('SIGINT')).toEqual({ code: 0, signal: null });
     sandbox = undefined;
+
+    // Nor did any password reach a log: nats-server's, PostgreSQL's or a service's.
+    const logs = readdirSync(join(dataDir, 'logs')).map((name) => ({
+      name,
+      text: readFileSync(join(dataDir, 'logs', name), 'utf8'),
+    }));
+    expect(logs.map((log) => log.name)).toEqual(
+      expect.arrayContaining(['nats-server.log', 'postgres.log']),
+    );
+    const passwords = [secrets.postgres, ...Object.values(secrets.nats)];
+    expect(logs.filter((log) => passwords.some((password) => log.text.includes(password)))).toEqual(
+      [],
+    );
   });
 
   it('X15 a database an earlier npm start made with trust (and its lost password) is moved to a fresh password before it listens, saying so', async () => {

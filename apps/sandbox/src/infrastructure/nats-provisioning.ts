@@ -45,7 +45,7 @@ export async function provisionAsOperator(run: ProvisionRun): Promise<void> {
       `the NATS store in ${run.natsDir} holds streams or durables of another shape than this ` +
         `version defines (made by an earlier npm start?), and no user may rewrite them:\n` +
         `${outcome.output.trim()}\n` +
-        `Stop, delete ${run.natsDir} (messages still in it are lost; the conversations and ` +
+        `Delete ${run.natsDir} (messages still in it are lost; the conversations and ` +
         'the database are kept), and run npm start again.',
     );
   }
