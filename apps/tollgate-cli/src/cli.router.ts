@@ -15,6 +15,8 @@ import {
   CLIENTS_ROTATE,
   CLIENTS_UPDATE,
 } from './clients/clients.commands';
+import { AUDIT_EXPORT } from './audit/audit-export.command';
+import { AUDIT_VERIFY } from './audit/audit-verify.command';
 import { DLQ_LIST } from './dlq/dlq-list.command';
 import { DLQ_REPLAY } from './dlq/dlq-replay.command';
 import { DLQ_SHOW } from './dlq/dlq-show.command';
@@ -41,6 +43,8 @@ export const COMMANDS: readonly CliCommand[] = [
   CLIENTS_UPDATE,
   CLIENTS_REVOKE,
   CLIENTS_ROTATE,
+  AUDIT_EXPORT,
+  AUDIT_VERIFY,
 ];
 
 /**
@@ -151,7 +155,7 @@ function topHelp(): string {
   return [
     `Usage: ${PROGRAM} <command> [options]`,
     '',
-    "Tollgate's operator commands. grants, pending and sessions work on the session-service's",
+    "Tollgate's operator commands. grants, pending, sessions and audit work on the session-service's",
     "database (pending also reads the bindings' schemas in it):",
     '  DATABASE_URL     required, postgres://user:password@host:5432/database',
     '  DATABASE_SCHEMA  default session_service',

@@ -20,6 +20,7 @@ import {
 } from '../session/domain/session-state';
 import { projectAlwaysGrants } from '../grants/always-grants.projection';
 import { projectSessionGrants } from '../grants/session-grants.projection';
+import { appendAuditFor } from '../audit/audit-append.hook';
 
 /** An "Allow in this chat" lasts a day unless TOLLGATE_SESSION_GRANT_TTL says otherwise. */
 export const DEFAULT_SESSION_GRANT_TTL_MS = 24 * 3_600_000;
@@ -637,6 +638,8 @@ export class SessionStore {
       }
       throw error;
     }
+    // G4: the audit entries commit with the events they describe, or not at all.
+    await appendAuditFor(manager, events);
   }
 
   /** The pending-approvals and in-flight projections of the sessions' current states. */

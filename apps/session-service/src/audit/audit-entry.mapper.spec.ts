@@ -1,0 +1,146 @@
+import { argumentsHashOf } from '@tollgate/audit';
+import type { JournaledEvent, SessionEvent } from '../session/domain/session-event';
+import { auditEntriesOf } from './audit-entry.mapper';
+
+const at = '2026-12-01T10:00:00.000Z';
+const alice = { id: 'U_ALICE', displayName: 'Alice' };
+const journaled = (event: SessionEvent, seq = 7): JournaledEvent => ({
+  seq,
+  occurredAt: at,
+  event,
+});
+const SESSION = 'slack-T1-C1-1.1';
+
+describe('G4 audit entries of journal events', () => {
+  it('G4 a proposed call carries the hash of its canonical arguments', () => {
+    const [entry] = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolBatchStarted',
+        batchId: 'b1',
+        content: '',
+        toolCalls: [{ callId: 'c1', toolName: 'write_note', arguments: '{"b":1,"a":"x"}' }],
+      }),
+    );
+    expect(entry).toEqual({
+      at,
+      kind: 'call_proposed',
+      sessionId: SESSION,
+      callId: 'c1',
+      who: null,
+      via: null,
+      argumentsHash: argumentsHashOf('{"a":"x","b":1}'),
+      detail: { seq: 7, batchId: 'b1', tool: 'write_note' },
+    });
+    expect(entry?.argumentsHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('G4 an "Always allow" answer is an answer by its person and a grant given', () => {
+    const entries = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolApprovalResolved',
+        commandId: 'click-1',
+        callId: 'c1',
+        optionKey: 'approve_always',
+        label: 'Always allow',
+        approved: true,
+        resolvedBy: alice,
+      }),
+    );
+    expect(entries.map((e) => [e.kind, e.who, e.callId])).toEqual([
+      ['answer', alice, 'c1'],
+      ['grant_given', alice, 'c1'],
+    ]);
+    expect(entries[1]?.detail).toMatchObject({ scope: 'always' });
+  });
+
+  it('G4 a deadline is Tollgate’s, not a person’s, and a refusal keeps its reason', () => {
+    const [deadline] = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolApprovalResolved',
+        commandId: 'deadline-1',
+        callId: 'c1',
+        optionKey: 'deadline_denied',
+        label: 'denied',
+        approved: false,
+        resolvedBy: { id: 'tollgate' },
+      }),
+    );
+    expect(deadline).toMatchObject({ kind: 'deadline', via: 'deadline', who: null });
+    const [refusal] = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolApprovalRefused',
+        commandId: 'click-2',
+        callId: 'c1',
+        optionKey: 'approve_once',
+        sender: alice,
+        reason: 'wrong_requester',
+      }),
+    );
+    expect(refusal).toMatchObject({
+      kind: 'refusal',
+      who: alice,
+      detail: { reason: 'wrong_requester' },
+    });
+  });
+
+  it('G4 an API decision through a grant is a grant used, with its approver and arguments', () => {
+    const base = {
+      commandId: 'cmd',
+      approvalId: 'apr_1',
+      clientId: 'ci',
+      conversation: {
+        platform: 'slack' as const,
+        workspaceId: 'T1',
+        channelId: 'C1',
+        threadId: '',
+      },
+      tool: 'deploy',
+    };
+    const [used] = auditEntriesOf(
+      'agent-x',
+      journaled({
+        type: 'ApiApprovalDecided',
+        ...base,
+        status: 'approved',
+        decision: {
+          option: 'approve_always',
+          by: { platform: 'slack', id: 'U_ALICE' },
+          via: 'grant',
+          reason: null,
+        },
+      }),
+    );
+    expect(used).toMatchObject({
+      kind: 'grant_used',
+      via: 'grant',
+      callId: 'apr_1',
+      who: { id: 'U_ALICE', platform: 'slack' },
+    });
+    const [cancelled] = auditEntriesOf(
+      'agent-x',
+      journaled({ type: 'ApiApprovalDecided', ...base, status: 'cancelled', decision: null }),
+    );
+    expect(cancelled).toMatchObject({ kind: 'cancel', who: null });
+  });
+
+  it('G4 bookkeeping events leave no entry and chat text never reaches the trail', () => {
+    expect(auditEntriesOf(SESSION, journaled({ type: 'TurnCompleted', reply: 'secret' }))).toEqual(
+      [],
+    );
+    const [message] = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'UserMessageReceived',
+        commandId: 'm1',
+        sender: alice,
+        text: 'the password is hunter2',
+        principal: 'user',
+      }),
+    );
+    expect(JSON.stringify(message)).not.toContain('hunter2');
+  });
+});

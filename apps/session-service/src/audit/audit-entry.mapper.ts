@@ -1,0 +1,205 @@
+import { type AuditDraft, type AuditWho, argumentsHashOf } from '@tollgate/audit';
+import type { Person } from '@tollgate/protocol';
+import type { JournaledEvent } from '../session/domain/session-event';
+import { DEADLINE_DENIED_KEY, DEADLINE_EXPIRED_KEY } from '../session/domain/prompt-timer';
+
+/**
+ * G4: the audit entries a journaled event stands for (none for the bookkeeping ones). Pure,
+ * so replaying a journal would give the same entries. Chat text, tool results and notes are
+ * left out: the trail says who decided what on which arguments (their hash), not what was said.
+ */
+export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): AuditDraft[] {
+  const { event, occurredAt: at } = journaled;
+  const entry = (
+    kind: AuditDraft['kind'],
+    fields: Partial<Omit<AuditDraft, 'kind' | 'at' | 'sessionId'>> = {},
+  ): AuditDraft => ({
+    at,
+    kind,
+    sessionId,
+    callId: fields.callId ?? null,
+    who: fields.who ?? null,
+    via: fields.via ?? null,
+    argumentsHash: fields.argumentsHash ?? null,
+    detail: { seq: journaled.seq, ...fields.detail },
+  });
+  switch (event.type) {
+    case 'UserMessageReceived':
+      return [
+        entry('message', {
+          who: whoOf(event.sender),
+          detail: { commandId: event.commandId, principal: event.principal },
+        }),
+      ];
+    case 'ToolBatchStarted':
+      return event.toolCalls.map((call) =>
+        entry('call_proposed', {
+          callId: call.callId,
+          argumentsHash: argumentsHashOf(call.arguments),
+          detail: { batchId: event.batchId, tool: call.toolName },
+        }),
+      );
+    case 'ToolApprovalRequested':
+      return [
+        entry('request', {
+          callId: event.callId,
+          who: whoOf(event.requester),
+          detail: {
+            batchId: event.batchId,
+            tool: event.toolName,
+            principal: event.principal,
+            options: event.options.map((o) => o.key),
+            ...(event.timers?.deadline ? { deadline: event.timers.deadline } : {}),
+          },
+        }),
+      ];
+    case 'ToolApprovalReminded':
+      return [
+        entry('reminder', {
+          callId: event.callId,
+          detail: { commandId: event.commandId, reminder: event.reminder },
+        }),
+      ];
+    case 'ToolApprovalResolved': {
+      if (event.optionKey === DEADLINE_DENIED_KEY || event.optionKey === DEADLINE_EXPIRED_KEY) {
+        return [
+          entry('deadline', {
+            callId: event.callId,
+            via: 'deadline',
+            detail: { commandId: event.commandId, option: event.optionKey },
+          }),
+        ];
+      }
+      const answer = entry('answer', {
+        callId: event.callId,
+        who: whoOf(event.resolvedBy),
+        detail: {
+          commandId: event.commandId,
+          option: event.optionKey,
+          label: event.label,
+          approved: event.approved,
+        },
+      });
+      const scope = GRANT_SCOPES[event.optionKey];
+      if (scope === undefined || !event.approved) return [answer];
+      return [
+        answer,
+        entry('grant_given', {
+          callId: event.callId,
+          who: whoOf(event.resolvedBy),
+          detail: { scope, commandId: event.commandId },
+        }),
+      ];
+    }
+    case 'ToolApprovalRefused':
+      return [
+        entry('refusal', {
+          callId: event.callId,
+          who: whoOf(event.sender),
+          detail: { commandId: event.commandId, option: event.optionKey, reason: event.reason },
+        }),
+      ];
+    case 'ToolExecutionStarted':
+      return [entry('run', { callId: event.callId, detail: { tool: event.toolName } })];
+    case 'ToolCallRecorded':
+      return [
+        entry('result', {
+          callId: event.callId,
+          detail: { tool: event.toolName, outcome: event.outcome },
+        }),
+      ];
+    case 'ToolBatchAbandoned':
+      return [
+        entry('abandon', {
+          detail: {
+            batchId: event.batchId,
+            reason: event.reason,
+            callIds: event.results.map((r) => r.callId),
+          },
+        }),
+      ];
+    case 'ApiApprovalRequested':
+      return [
+        entry('request', {
+          callId: event.approvalId,
+          who: event.onBehalfOf ? whoOf(event.onBehalfOf) : null,
+          argumentsHash: event.argumentsHash,
+          detail: {
+            commandId: event.commandId,
+            clientId: event.clientId,
+            clientName: event.clientName,
+            tool: event.tool,
+            caller: event.caller,
+            approvers: event.approvers.map((p) => p.id),
+            prompted: event.request !== undefined,
+          },
+        }),
+      ];
+    case 'ApiApprovalDecided': {
+      const { decision } = event;
+      const base = {
+        callId: event.approvalId,
+        detail: {
+          commandId: event.commandId,
+          clientId: event.clientId,
+          tool: event.tool,
+          status: event.status,
+          option: decision?.option ?? null,
+          reason: decision?.reason ?? null,
+        },
+      };
+      if (decision === null)
+        return [entry(event.status === 'cancelled' ? 'cancel' : 'decision', base)];
+      const who: AuditWho = {
+        id: decision.by.id,
+        platform: decision.by.platform,
+        ...(decision.by.displayName === undefined ? {} : { displayName: decision.by.displayName }),
+      };
+      const kind =
+        decision.via === 'grant'
+          ? 'grant_used'
+          : decision.via === 'deadline'
+            ? 'deadline'
+            : 'decision';
+      const decided = entry(kind, { ...base, who, via: decision.via });
+      if (decision.option !== 'approve_always' || decision.via === 'grant') return [decided];
+      return [
+        decided,
+        entry('grant_given', {
+          callId: event.approvalId,
+          who,
+          via: decision.via,
+          detail: { scope: 'always', clientId: event.clientId, tool: event.tool },
+        }),
+      ];
+    }
+    case 'SessionQuarantined':
+      return [
+        entry('quarantine', {
+          detail: { reason: event.reason, expiredCallIds: event.expiredCallIds },
+        }),
+      ];
+    case 'SessionStarted':
+    case 'SubAgentStarted':
+    case 'SubAgentsAwaited':
+    case 'SubAgentFinished':
+    case 'SessionRecovered':
+    case 'PendingApprovalsReannounced':
+    case 'TurnCompleted':
+    case 'TurnFailed':
+      return [];
+  }
+}
+
+/** The answers that also give a grant, and how far it reaches. */
+const GRANT_SCOPES: Readonly<Record<string, string>> = {
+  approve_session: 'this chat',
+  approve_always: 'always',
+};
+
+function whoOf(person: Person): AuditWho {
+  return {
+    id: person.id,
+    ...(person.displayName === undefined ? {} : { displayName: person.displayName }),
+  };
+}

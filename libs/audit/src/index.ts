@@ -1,0 +1,6 @@
+export * from './audit-entry';
+export * from './audit-chain';
+export { appendAudit, type AuditQueryable } from './audit-appender';
+export { readAudit, readAuditDays, type AuditSession, type DayRange } from './audit-reader';
+export { AuditVerifier, type AuditBreak } from './audit-verifier';
+export { AuditLog1796256000000 } from './audit-log.migration';
