@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** A scenario id: the family letter and its number, as docs/scenarios.md lists them. */
-export const SCENARIO_ID = /^[SBEXRPWDAM]\d{1,2}$/;
+export const SCENARIO_ID = /^[SBEXRPWDAMG]\d{1,2}$/;
 
 export interface ListedScenario {
   readonly id: string;

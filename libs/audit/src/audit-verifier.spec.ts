@@ -21,7 +21,7 @@ function day(count: number): AuditEntry[] {
   ).map((e, i) => ({ ...e, seq: String(100 + i) }));
 }
 
-function verify(entries: readonly AuditEntry[], head = { count: 3, hash: day(3)[2]!.hash }) {
+function verify(entries: readonly AuditEntry[], head = { count: 3, hash: day(3)[2].hash }) {
   const verifier = new AuditVerifier(
     new Map([
       ['2026-12-01', { day: '2026-12-01', headHash: head.hash, count: head.count, pruned: false }],
@@ -42,7 +42,7 @@ describe('G4 the audit chain', () => {
 
   it('G4 an edited, removed or missing-tail entry is named', () => {
     const edited = day(3);
-    edited[1] = { ...edited[1]!, who: { id: 'U_MALLORY' } };
+    edited[1] = { ...edited[1], who: { id: 'U_MALLORY' } };
     expect(verify(edited)).toMatchObject({
       seq: '101',
       n: 2,

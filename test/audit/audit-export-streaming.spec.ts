@@ -1,0 +1,89 @@
+import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
+import pino from 'pino';
+import type { DataSource } from 'typeorm';
+import { MIGRATIONS } from '../../apps/session-service/src/migrations';
+import { createTestSchema, type TestSchema } from '../support/database';
+import { tollgateMeasured } from './audit-cli';
+
+const SMALL = 10_000;
+const LARGE = 100_000;
+/**
+ * Both runs get the same small heap: an old space too small for 100,000 entries held at once
+ * (a CLI that buffered would die), and a young generation that cannot grow with the
+ * allocation rate (left to itself, V8 widens it by some 30 MB on a long run, which would look
+ * like growth with N).
+ */
+const HEAP_CAP = ['--max-old-space-size=64', '--max-semi-space-size=1'];
+
+/**
+ * G4: `audit export` reads through a server-side cursor, so its memory does not grow with the
+ * number of entries. The entries are generated in SQL (their hashes are not a valid chain:
+ * export does not check them, verify does).
+ */
+describe('G4 — audit export streams (process)', () => {
+  let schema: TestSchema;
+  let dataSource: DataSource;
+  let env: Record<string, string>;
+
+  async function fill(day: string, count: number): Promise<void> {
+    await dataSource.query(`INSERT INTO audit_days (day, head_hash, count) VALUES ($1, $2, $3)`, [
+      day,
+      'f'.repeat(64),
+      count,
+    ]);
+    await dataSource.query(
+      `INSERT INTO audit_log
+         (day, n, at, kind, session_id, call_id, who, via, arguments_hash, detail, prev_hash, hash)
+       SELECT $1::date, i, $1::date + i * interval '1 ms', 'answer', 'slack-T1-C1-' || (i % 500),
+              'call_' || i, '{"id":"U_ALICE","displayName":"Alice"}', 'click',
+              'sha256:' || md5(i::text) || md5(i::text), jsonb_build_object('option', 'approve_once', 'seq', i),
+              md5((i - 1)::text) || md5((i - 1)::text), md5(i::text) || md5(i::text)
+       FROM generate_series(1, $2::int) AS i`,
+      [day, count],
+    );
+  }
+
+  beforeAll(async () => {
+    schema = createTestSchema('audit-stream');
+    dataSource = createDataSource({
+      url: schema.url,
+      schema: schema.schema,
+      migrations: MIGRATIONS,
+      applicationName: 'audit-stream-test',
+      poolSize: 1,
+    });
+    await dataSource.initialize();
+    await prepareSchemaAndMigrate(dataSource, pino({ level: 'silent' }));
+    await fill('2026-01-01', SMALL);
+    await fill('2026-01-02', LARGE);
+    env = { DATABASE_URL: schema.url, DATABASE_SCHEMA: schema.schema };
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await schema?.drop();
+  });
+
+  it('G4 exporting 100,000 entries takes no more memory than exporting 10,000', async () => {
+    const small = await tollgateMeasured(
+      ['audit', 'export', '--since', '2026-01-01', '--until', '2026-01-01'],
+      env,
+      HEAP_CAP,
+    );
+    const large = await tollgateMeasured(
+      ['audit', 'export', '--since', '2026-01-02', '--until', '2026-01-02'],
+      env,
+      HEAP_CAP,
+    );
+    const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+    console.log(
+      `audit export peak RSS: ${SMALL} entries ${mb(small.peakRssBytes)} MB, ` +
+        `${LARGE} entries ${mb(large.peakRssBytes)} MB`,
+    );
+    expect(small).toMatchObject({ code: 0, lines: SMALL, stderr: '' });
+    expect(large).toMatchObject({ code: 0, lines: LARGE, stderr: '' });
+    expect(small.peakRssBytes).toBeGreaterThan(0);
+    // Ten times the entries, the same memory: a generous bound against sampling noise.
+    expect(large.peakRssBytes).toBeLessThan(small.peakRssBytes * 1.25);
+  });
+});
