@@ -1,4 +1,3 @@
-import { AuditLog1796256000000 } from '@tollgate/audit';
 import { ToolGrants1764633600000 } from './grants/tool-grants.migration';
 import { ToolGrantsPerClient1796083200000 } from './grants/tool-grants-per-client.migration';
 import { ToolGrantsPerPerson1795998600000 } from './grants/tool-grants-per-person.migration';
@@ -12,5 +11,4 @@ export const MIGRATIONS = [
   ToolGrantsPerPerson1795998600000,
   ToolGrantsPerClient1796083200000,
   SessionGrants1796169600000,
-  AuditLog1796256000000,
 ];

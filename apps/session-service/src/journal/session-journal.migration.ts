@@ -1,3 +1,4 @@
+import { AuditLog1796256000000 } from '@tollgate/audit';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { PromptTimers1796122000000 } from './prompt-timers.migration';
 import { CommandLedgerPlatform1764806400000 } from './command-ledger-platform.migration';
@@ -136,4 +137,6 @@ export const SESSION_SERVICE_MIGRATIONS = [
   CommandLedgerPlatform1764806400000,
   SessionEngine1796000000000,
   PromptTimers1796122000000,
+  // G4: every commit of the store appends to the audit trail, so it is part of the journal.
+  AuditLog1796256000000,
 ];
