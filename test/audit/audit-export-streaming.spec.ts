@@ -13,7 +13,7 @@ const LARGE = 100_000;
  * allocation rate (left to itself, V8 widens it by some 30 MB on a long run, which would look
  * like growth with N).
  */
-const HEAP_CAP = ['--max-old-space-size=64', '--max-semi-space-size=1'];
+const HEAP_CAP = ['--max-old-space-size=32', '--max-semi-space-size=1'];
 
 /**
  * G4: `audit export` reads through a server-side cursor, so its memory does not grow with the
@@ -83,7 +83,8 @@ describe('G4 — audit export streams (process)', () => {
     expect(small).toMatchObject({ code: 0, lines: SMALL, stderr: '' });
     expect(large).toMatchObject({ code: 0, lines: LARGE, stderr: '' });
     expect(small.peakRssBytes).toBeGreaterThan(0);
-    // Ten times the entries, the same memory: a generous bound against sampling noise.
-    expect(large.peakRssBytes).toBeLessThan(small.peakRssBytes * 1.25);
+    // Ten times the entries in a heap that could not hold them: it streamed. The bound is
+    // generous (a busy machine collects later, up to the cap) but far below ten times.
+    expect(large.peakRssBytes).toBeLessThan(small.peakRssBytes * 1.5);
   });
 });
