@@ -16,6 +16,7 @@ import {
   CLIENTS_UPDATE,
 } from './clients/clients.commands';
 import { AUDIT_EXPORT } from './audit/audit-export.command';
+import { AUDIT_PRUNE } from './audit/audit-prune.command';
 import { AUDIT_VERIFY } from './audit/audit-verify.command';
 import { DLQ_LIST } from './dlq/dlq-list.command';
 import { DLQ_REPLAY } from './dlq/dlq-replay.command';
@@ -45,6 +46,7 @@ export const COMMANDS: readonly CliCommand[] = [
   CLIENTS_ROTATE,
   AUDIT_EXPORT,
   AUDIT_VERIFY,
+  AUDIT_PRUNE,
 ];
 
 /**
