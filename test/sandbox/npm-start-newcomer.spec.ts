@@ -106,7 +106,7 @@ describe('D8 — newcomer paper cuts of npm start', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(printed).not.toMatch(/again: killing/);
     expect(printed).toMatch(
-      /services stopped: session-service exit 0, slack-binding exit 0, discord-binding exit 0, mattermost-binding exit 0/,
+      /services stopped: session-service exit 0, slack-binding exit 0, discord-binding exit 0, mattermost-binding exit 0, approval-api exit 0/,
     );
     expect(printed).toMatch(/stopped in \d+\.\d s/);
   });

@@ -74,7 +74,7 @@ async function answers(port: number): Promise<boolean> {
   });
 }
 
-/** Every port the run listened on: NATS, PostgreSQL, the page, the four services. */
+/** Every port the run listened on: NATS, PostgreSQL, the page, the five services. */
 async function portsOf(run: SandboxProcess): Promise<number[]> {
   const printed = run.output();
   const nats = Number(/NATS: started .* on 127\.0\.0\.1:(\d+)/.exec(printed)?.[1]);
@@ -82,7 +82,7 @@ async function portsOf(run: SandboxProcess): Promise<number[]> {
   const services = [
     ...(await (await fetch(`${run.url}/services`)).text()).matchAll(/class="port">:(\d+)/g),
   ].map((m) => Number(m[1]));
-  expect(services).toHaveLength(4);
+  expect(services).toHaveLength(5);
   return [nats, postgres, Number(new URL(run.url).port), ...services];
 }
 

@@ -18,7 +18,13 @@ import { waitFor } from '../support/wait-for';
 const ROOT = join(__dirname, '..', '..');
 const SHOTS = join(ROOT, '.tmp', 'screenshots');
 const PLATFORMS = ['slack', 'discord', 'mattermost'] as const;
-const SERVICES = ['session-service', 'slack-binding', 'discord-binding', 'mattermost-binding'];
+const SERVICES = [
+  'session-service',
+  'slack-binding',
+  'discord-binding',
+  'mattermost-binding',
+  'approval-api',
+];
 const NOTE = '!fs__write_file {"path": "note.txt", "content": "buy milk"}';
 
 let sandbox: SandboxProcess;
@@ -311,6 +317,36 @@ describe.each(PLATFORMS)('the %s panel, real MCP tools', (platform) => {
       (await textOf(panelOf(platform).locator('.conversation'))).includes('fs__write_file: denied'),
     );
     expect(existsSync(join(workspace(), denied))).toBe(false);
+  });
+});
+
+describe.each(PLATFORMS)('the %s panel, an outside agent', (platform) => {
+  it(`A7 ${platform}: the "agent" control sends a Claude Code hook → its prompt shows the command → approved in the panel, the page shows what Claude Code was told`, async () => {
+    const panel = panelOf(platform);
+    await pick(platform, 'alice');
+    const before = await panel.locator('article.message').count();
+    await panel.locator('button.agent').click();
+    const id = await waitFor(`${platform}: the agent's prompt`, async () => {
+      if ((await panel.locator('article.message').count()) <= before) return undefined;
+      const last = panel
+        .locator('article.message', { has: page.getByRole('button', { name: 'Approve once' }) })
+        .last();
+      return (await last.count()) > 0 && /npm publish/.test(await textOf(last))
+        ? ((await last.getAttribute('data-message-id')) ?? undefined)
+        : undefined;
+    });
+    const prompt = await textOf(messageById(platform, id));
+    expect(prompt).toContain('Bash');
+    expect(prompt).toContain('npm publish --tag next');
+    expect(await textOf(panel.locator('.agent-answer'))).toMatch(/waits for an answer/);
+    await click(platform, id, 'Approve once');
+    const told = await waitFor(`${platform}: what the agent was told`, async () => {
+      const text = await textOf(panel.locator('.agent-answer'));
+      return /Claude Code was told/.test(text) ? text : undefined;
+    });
+    expect(told).toContain('(200)');
+    expect(told).toContain('"behavior": "allow"');
+    await shoot(`a7-${platform}`);
   });
 });
 

@@ -48,7 +48,7 @@ export async function startSandbox(
     'the sandbox to print its page URL after every service is ready',
     () => {
       if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${printed}`);
-      if (!printed.includes('all four services are ready')) return undefined;
+      if (!/all \w+ services are ready/.test(printed)) return undefined;
       return /the sandbox page: (http:\/\/127\.0\.0\.1:\d+)/.exec(printed)?.[1];
     },
     { timeoutMs: readyWithinMs, intervalMs: 100 },

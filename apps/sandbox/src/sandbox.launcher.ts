@@ -2,6 +2,7 @@ import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Platform } from '@tollgate/protocol';
+import { SandboxAgent } from './agent/sandbox-agent';
 import { EmbeddedPostgresServer } from './infrastructure/embedded-postgres.server';
 import { freePort } from './infrastructure/local-ports';
 import { type NatsEndpoint, provideNats } from './infrastructure/nats-server.launcher';
@@ -33,7 +34,7 @@ interface SavedState {
 
 /**
  * Everything `npm start` runs, in the order it needs it — NATS, PostgreSQL, the platform
- * stand-ins, the four services, the page — and stopped the other way round. Each step says
+ * stand-ins, the five services (an approval-api client per panel), the page — and stopped the other way round. Each step says
  * what it did, so a newcomer can see where a start went wrong.
  */
 export class SandboxLauncher {
@@ -126,8 +127,11 @@ export class SandboxLauncher {
     }
 
     const specs = await this.serviceSpecs(databaseUrl);
+    const agent = await this.agentClients(specs);
     this.supervisor = new ServiceSupervisor(config.root, logDir, config.drainMs, specs);
-    this.progress(`starting session-service and the three bindings (logs in ${shown(logDir)})`);
+    this.progress(
+      `starting session-service, the three bindings and approval-api (logs in ${shown(logDir)})`,
+    );
     this.supervisor.startAll();
     const ports = new Map(specs.map((s) => [s.name, s.port]));
     const bindingUrl = (platform: Platform) =>
@@ -136,12 +140,13 @@ export class SandboxLauncher {
       platforms: this.platforms,
       supervisor: this.supervisor,
       bindingUrl,
+      agent: (platform) => agent.ask(this.supervisor!.url('approval-api'), platform),
       workspaceFiles: () => workspaceFiles(config.workspaceDir),
     });
     const url = await this.page.listen(config.pagePort);
     try {
       await this.supervisor.waitUntilReady(READY_WITHIN_MS);
-      this.progress('all four services are ready');
+      this.progress('all five services are ready');
     } catch (error) {
       this.progress(`${(error as Error).message}: see the page and ${shown(logDir)}`);
     }
@@ -172,6 +177,7 @@ export class SandboxLauncher {
       'slack-binding',
       'discord-binding',
       'mattermost-binding',
+      'approval-api',
     ] as const) {
       await this.supervisor?.kill(name);
     }
@@ -222,7 +228,40 @@ export class SandboxLauncher {
         env: { ...common(name), ...panel.bindingEnv(`http://127.0.0.1:${port}`) },
       });
     }
+    specs.push({
+      name: 'approval-api',
+      port: await freePort(),
+      // A hook is held until answered; shorter than fetch's own 300 s wait for headers.
+      env: { TOLLGATE_HOOK_HOLD_S: '240', ...common('approval-api') },
+    });
     return specs;
+  }
+
+  /**
+   * The page's outside agent: a client of approval-api for each stand-in panel, made with the
+   * operator's CLI in approval-api's schema (which the CLI migrates) before the services start.
+   */
+  private async agentClients(specs: readonly ServiceSpec[]): Promise<SandboxAgent> {
+    const env = specs.find((s) => s.name === 'approval-api')!.env;
+    const agent = new SandboxAgent(this.config.root, {
+      DATABASE_URL: env.DATABASE_URL ?? '',
+      DATABASE_SCHEMA: env.DATABASE_SCHEMA ?? '',
+    });
+    for (const [platform, panel] of this.platforms) {
+      const route = panel.agentRoute();
+      if (route === undefined) continue;
+      await agent.createClient(platform, route).then(
+        () =>
+          this.progress(
+            `${platform}: an agent client of approval-api for the panel's "agent" button`,
+          ),
+        (error: unknown) =>
+          this.progress(
+            `${platform}: no agent client (${(error as Error).message.split('\n')[0]})`,
+          ),
+      );
+    }
+    return agent;
   }
 
   private get statePath(): string {

@@ -78,7 +78,19 @@ function renderPanel(panel: PanelView, viewer: PersonKey): string {
     <button type="submit">Send</button>
   </form>
   <div class="last-request" role="status"></div>
+  ${panel.real ? '' : renderAgent(title)}
 </section>`;
+}
+
+/**
+ * An outside agent (Claude Code, through its `http` PermissionRequest hook) asks to run a
+ * command: its prompt appears in this panel, and what Claude Code is told shows once decided.
+ */
+function renderAgent(title: string): string {
+  return `<div class="agent-row">
+    <button type="button" class="agent" title="POST /v1/hooks/claude-code, as Claude Code's http hook does">agent: Claude Code asks to run <code>npm publish</code></button>
+    <pre class="agent-answer" role="status" aria-label="${title}: what the agent was told"></pre>
+  </div>`;
 }
 
 export function renderConversation(panel: PanelView): string {

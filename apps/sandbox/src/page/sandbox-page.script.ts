@@ -47,6 +47,14 @@ export const SANDBOX_SCRIPT = `
       target.disabled = true;
       post('/api/click', { platform: panel.dataset.platform, as: personOf(panel), ref: target.dataset.ref })
         .then(function (result) { report(panel, personOf(panel) + ' clicked "' + target.textContent + '"', result); });
+    } else if (target.classList.contains('agent')) {
+      var answer = panel.querySelector('.agent-answer');
+      target.disabled = true;
+      answer.textContent = 'the agent waits for an answer in this panel…';
+      post('/api/agent', { platform: panel.dataset.platform }).then(function (result) {
+        target.disabled = false;
+        answer.textContent = 'Claude Code was told (' + result.status + '):\\n' + JSON.stringify(result.body, null, 2);
+      });
     } else if (target.dataset.op) {
       target.disabled = true;
       post('/api/services/' + target.dataset.name + '/' + target.dataset.op, {}).then(refreshServices);

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Platform } from '@tollgate/protocol';
 import { z } from 'zod';
+import type { AgentAnswer } from '../agent/sandbox-agent';
 import { isPersonKey, type PersonKey } from '../platforms/sandbox-people';
 import type { SandboxPlatform } from '../platforms/sandbox-platform.port';
 import {
@@ -20,6 +21,7 @@ const saySchema = z.strictObject({
   as: personSchema,
   text: z.string().trim().min(1).max(4_000),
 });
+const agentSchema = z.strictObject({ platform: platformSchema });
 const clickSchema = z.strictObject({
   platform: platformSchema,
   as: personSchema,
@@ -31,6 +33,8 @@ export interface SandboxPageDeps {
   readonly supervisor: ServiceSupervisor;
   /** Where each platform's binding answers. */
   bindingUrl(platform: Platform): string;
+  /** An outside agent's Claude Code hook into the panel, answered once someone decides. */
+  agent(platform: Platform): Promise<AgentAnswer>;
   /** The files the agent's filesystem tools have made, shown beside the services. */
   workspaceFiles(): readonly string[];
 }
@@ -129,6 +133,16 @@ export class SandboxPageServer {
       return this.deliver(res, () =>
         this.platform(platform).click(this.deps.bindingUrl(platform), as, ref),
       );
+    }
+    if (url.pathname === '/api/agent') {
+      const read = agentSchema.safeParse(parseJson(body));
+      if (!read.success)
+        return send(res, 400, 'application/json', JSON.stringify({ error: read.error.message }));
+      const answer = await this.deps.agent(read.data.platform).catch((error: unknown) => ({
+        status: 0,
+        body: { error: (error as { cause?: { code?: string } }).cause?.code ?? String(error) },
+      }));
+      return send(res, 200, 'application/json', JSON.stringify(answer));
     }
     const control = /^\/api\/services\/([a-z-]+)\/(restart|kill)$/.exec(url.pathname);
     if (control && (SERVICE_NAMES as readonly string[]).includes(control[1])) {

@@ -64,5 +64,8 @@ q { display: block; border-left: 3px solid #ccc; padding-left: 6px; quotes: none
 .composer button { padding: 0 14px; }
 .last-request { min-height: 18px; padding: 0 12px 6px; font-size: 11px; color: #777; }
 .last-request.bad { color: #c00; }
+.agent-row { padding: 0 12px 8px; font-size: 12px; }
+.agent-answer { margin: 4px 0 0; max-height: 8em; overflow: auto; font-size: 11px; white-space: pre-wrap; }
+.agent-answer:empty { display: none; }
 @media (max-width: 1000px) { .panels { grid-template-columns: 1fr; } .panel { height: 70vh; } }
 `;

@@ -11,7 +11,7 @@ import {
 } from '@tollgate/platform-standins';
 import { z } from 'zod';
 import { PEOPLE, type PersonKey, personById } from './sandbox-people';
-import type { PanelMessage, PanelView, SandboxPlatform } from './sandbox-platform.port';
+import type { PanelMessage, PanelView, SandboxPlatform, AgentRoute } from './sandbox-platform.port';
 
 const CHANNEL = '1300000000000000001';
 const STYLES: Record<number, 'primary' | 'danger' | 'default'> = { 1: 'primary', 4: 'danger' };
@@ -67,6 +67,10 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
 
   async start(): Promise<void> {
     await this.standin.start();
+  }
+
+  agentRoute(): AgentRoute {
+    return { workspaceId: this.standin.guildId, channelId: CHANNEL };
   }
 
   async stop(): Promise<void> {

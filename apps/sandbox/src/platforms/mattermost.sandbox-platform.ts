@@ -11,7 +11,13 @@ import {
 import { readAnswerWord } from '@tollgate/binding-core';
 import { z } from 'zod';
 import { PEOPLE, type PersonKey, personById } from './sandbox-people';
-import type { PanelMessage, PanelPart, PanelView, SandboxPlatform } from './sandbox-platform.port';
+import type {
+  PanelMessage,
+  PanelPart,
+  PanelView,
+  SandboxPlatform,
+  AgentRoute,
+} from './sandbox-platform.port';
 
 const CHANNEL = 'sandboxchannel000000000000';
 const TRIGGER_WORD = '@tollgate';
@@ -49,6 +55,10 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
     for (const person of Object.values(PEOPLE)) {
       this.standin.setUsername(person.ids.mattermost, person.name.toLowerCase());
     }
+  }
+
+  agentRoute(): AgentRoute {
+    return { workspaceId: this.standin.identity.teamId, channelId: CHANNEL };
   }
 
   async stop(): Promise<void> {

@@ -18,6 +18,10 @@ export class RealSandboxPlatform implements SandboxPlatform {
     return this.env;
   }
 
+  agentRoute(): undefined {
+    return undefined;
+  }
+
   async say(): Promise<number> {
     return 409;
   }

@@ -38,6 +38,12 @@ export interface PanelView {
   readonly messages: readonly PanelMessage[];
 }
 
+/** Where the panel's conversation is, as an approval-api client names its route. */
+export interface AgentRoute {
+  readonly workspaceId: string;
+  readonly channelId: string;
+}
+
 /** What the sandbox needs of one platform's stand-in: run it, talk to the binding, show it. */
 export interface SandboxPlatform {
   readonly platform: Platform;
@@ -49,6 +55,8 @@ export interface SandboxPlatform {
   say(bindingUrl: string, person: PersonKey, text: string): Promise<number>;
   /** A person clicks a button shown in the panel. */
   click(bindingUrl: string, person: PersonKey, ref: string): Promise<number>;
+  /** The panel's channel, for the page's outside agent; none for a real platform. */
+  agentRoute(): AgentRoute | undefined;
   /** The conversation as `viewer` sees it: private notices of others left out. */
   view(viewer: PersonKey): PanelView;
   /** Changes whenever anything the panel shows may have changed. */

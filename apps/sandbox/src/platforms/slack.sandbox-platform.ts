@@ -14,7 +14,13 @@ import {
 } from '@tollgate/platform-standins';
 import { z } from 'zod';
 import { PEOPLE, type PersonKey, personById } from './sandbox-people';
-import type { PanelMessage, PanelPart, PanelView, SandboxPlatform } from './sandbox-platform.port';
+import type {
+  PanelMessage,
+  PanelPart,
+  PanelView,
+  SandboxPlatform,
+  AgentRoute,
+} from './sandbox-platform.port';
 
 const CHANNEL = 'C0SANDBOX';
 const refSchema = z.strictObject({ ts: z.string().max(64), actionId: z.string().max(255) });
@@ -38,6 +44,10 @@ export class SlackSandboxPlatform implements SandboxPlatform {
 
   async start(): Promise<void> {
     await this.standin.start();
+  }
+
+  agentRoute(): AgentRoute {
+    return { workspaceId: this.standin.identity.teamId, channelId: CHANNEL };
   }
 
   async stop(): Promise<void> {

@@ -7,6 +7,7 @@ export const SERVICE_NAMES = [
   'slack-binding',
   'discord-binding',
   'mattermost-binding',
+  'approval-api',
 ] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
