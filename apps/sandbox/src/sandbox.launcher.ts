@@ -34,8 +34,8 @@ interface SavedState {
 
 /**
  * Everything `npm start` runs, in the order it needs it — NATS, PostgreSQL, the platform
- * stand-ins, the five services (an approval-api client per panel), the page — and stopped the other way round. Each step says
- * what it did, so a newcomer can see where a start went wrong.
+ * stand-ins, an approval-api client per panel, the five services, the page — and stopped the
+ * other way round. Each step says what it did, so a newcomer can see where a start went wrong.
  */
 export class SandboxLauncher {
   private nats?: NatsEndpoint;
