@@ -51,6 +51,7 @@ const CLICKS = Math.min(arg('clicks', 1_000, 5), SESSIONS);
 const LONG_EVENTS = arg('long-events', 10_000, 300);
 const LONG_CLICKS = arg('long-clicks', 200, 5);
 const MODEL_MS = arg('model-ms', 1_000, 200);
+const AUDIT_DECISIONS = arg('audit-decisions', 2_000, 20);
 const CONVERSATIONS = (raw('conversations') ?? (SMOKE ? '10,20' : '300,1000'))
   .split(',')
   .map(Number);
@@ -241,6 +242,7 @@ try {
 
   const long = await longSessionClicks(db);
   const turns = await turnsWithSlowModel(nc);
+  const audit = await auditAppendCost();
 
   const cores = (await import('node:os')).cpus().length;
   console.log('');
@@ -264,6 +266,9 @@ try {
       `  ${t.conversations} conversations, one message each, model answering after ${MODEL_MS} ms: ${t.turnsPerSecond.toFixed(1)} turns/s, last reply after ${t.seconds.toFixed(2)} s, peak ${t.peakModelCalls} model calls at once (MODEL_MAX_CONCURRENCY ${turns.maxConcurrency}; target >= 100 turns/s)`,
     );
   }
+  console.log(
+    `  audit append per decision (G4; ${audit.decisions} decisions of ${audit.perDecision} entries: answer, run, result): p50 ${audit.p50.toFixed(2)} ms, p99 ${audit.p99.toFixed(2)} ms added to the decision's transaction (an empty transaction: p50 ${audit.bareP50.toFixed(2)} ms); ${audit.entries} audit entries written by this run`,
+  );
   const biggest = turns.runs.at(-1);
   console.log(
     `  RSS with ${biggest.conversations} turns in flight: peak ${biggest.peakRss.toFixed(0)} MB`,
@@ -275,6 +280,57 @@ try {
   await nc.close();
   await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   await db.end();
+}
+
+// ── G4: what appending a click decision's audit entries adds to its transaction ─────────
+
+async function auditAppendCost() {
+  const { appendAudit } = require(dist('libs/audit/index.js'));
+  const client = new Client({ connectionString: DATABASE_URL, application_name: 'bench-audit' });
+  await client.connect();
+  try {
+    await client.query(`SET search_path TO "${schema}"`);
+    const tx = { query: async (sql, params) => (await client.query(sql, params)).rows };
+    const decisions = AUDIT_DECISIONS;
+    const drafts = (i) =>
+      ['answer', 'run', 'result'].map((kind) => ({
+        at: new Date().toISOString(),
+        kind,
+        sessionId: `slack-bench-audit-${i}`,
+        callId: 'call_2_1',
+        who: kind === 'answer' ? { id: 'UBENCH' } : null,
+        via: null,
+        argumentsHash: null,
+        detail: { seq: i },
+      }));
+    const bare = [];
+    const added = [];
+    for (let i = 0; i < decisions; i += 1) {
+      let t = performance.now();
+      await client.query('BEGIN');
+      await client.query('COMMIT');
+      const empty = performance.now() - t;
+      bare.push(empty);
+      t = performance.now();
+      await client.query('BEGIN');
+      await appendAudit(tx, drafts(i));
+      await client.query('COMMIT');
+      added.push(Math.max(0, performance.now() - t - empty));
+    }
+    bare.sort((a, b) => a - b);
+    added.sort((a, b) => a - b);
+    const [{ count }] = await tx.query('SELECT count(*)::int AS count FROM audit_log');
+    return {
+      decisions,
+      perDecision: 3,
+      p50: percentile(added, 50),
+      p99: percentile(added, 99),
+      bareP50: percentile(bare, 50),
+      entries: count - decisions * 3,
+    };
+  } finally {
+    await client.end();
+  }
 }
 
 // ── click → Resolved on a long session versus a fresh one ───────────────────────────────
