@@ -2,13 +2,13 @@
 # starts, e.g. `docker build --build-arg SERVICE=slack-binding -t tollgate/slack-binding .`
 # (docker-compose.yml passes it for each service).
 #
-# Node 24 ("Krypton"), the current LTS, at an exact version rather than a floating tag, so a
-# rebuild gets the same runtime until this line changes. Not yet pinned by digest: the index
-# digest of this tag could not be verified where this was written (no registry access). Pin it
-# by resolving it once, `docker buildx imagetools inspect node:24.20.0-trixie-slim`, and
-# writing `FROM node:24.20.0-trixie-slim@sha256:<index digest>` in both stages.
+# Node 26, the Active LTS since October 2026 (Node 20 reached end of life on 2026-04-30), at
+# an exact version and pinned by the multi-architecture index digest of that tag, so a rebuild
+# gets the same image until this line changes. To move on, resolve the new tag once
+# (`docker buildx imagetools inspect node:<version>-trixie-slim`) and write its digest in both
+# stages; test/compose checks the form.
 
-FROM node:24.20.0-trixie-slim AS build
+FROM node:26.10.0-trixie-slim@sha256:ec7758ee051e457b468b32bde57b0879010b325bb9862718e9615225ce4aaae1 AS build
 WORKDIR /app
 # Manifests first, so the dependency layer is reused until they change.
 COPY package.json package-lock.json ./
@@ -21,7 +21,7 @@ COPY apps ./apps
 # nor any build or test tool).
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:24.20.0-trixie-slim AS runtime
+FROM node:26.10.0-trixie-slim@sha256:ec7758ee051e457b468b32bde57b0879010b325bb9862718e9615225ce4aaae1 AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \
     NODE_OPTIONS=--enable-source-maps
@@ -32,7 +32,7 @@ COPY --from=build /app/dist ./dist
 ARG SERVICE
 # Fails the build, not the first start, when SERVICE is missing or names no service.
 RUN test -n "$SERVICE" && test -f "dist/apps/$SERVICE/main.js" \
-    || { echo "build with --build-arg SERVICE=<session-service|slack-binding|discord-binding|mattermost-binding>" >&2; exit 1; }
+    || { echo "build with --build-arg SERVICE=<session-service|slack-binding|discord-binding|mattermost-binding|approval-api|mcp-gateway>" >&2; exit 1; }
 ENV SERVICE=${SERVICE}
 USER node
 # exec replaces the shell, so node itself receives SIGTERM and drains before exiting.

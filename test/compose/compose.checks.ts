@@ -384,7 +384,7 @@ function stagesOf(dockerfile: string): Stage[] {
   return stages;
 }
 
-const NODE_IMAGE = /^node:24\.\d+\.\d+-(bookworm|trixie)-slim(@sha256:[0-9a-f]{64})?$/;
+const NODE_IMAGE = /^node:26\.\d+\.\d+-(bookworm|trixie)-slim@sha256:[0-9a-f]{64}$/;
 
 export function dockerfileProblems(dockerfile: string): string[] {
   const problems: string[] = [];
@@ -395,11 +395,12 @@ export function dockerfileProblems(dockerfile: string): string[] {
   if (!runtime) return ['Dockerfile: no runtime stage (FROM … AS runtime)'];
   if (stages.at(-1) !== runtime) problems.push('Dockerfile: runtime is not the final stage');
   for (const stage of [build, runtime]) {
-    // The current LTS (Node 24), at an exact version, optionally with its digest; never a
-    // floating tag such as node:24-slim or node:lts.
+    // The current LTS (Node 26, Active LTS since 2026-10), at an exact version and pinned by
+    // its digest, so a rebuild cannot pick up another image; never a floating tag such as
+    // node:26-slim or node:lts.
     if (!NODE_IMAGE.test(stage.from)) {
       problems.push(
-        `Dockerfile: ${stage.name} stage is ${stage.from}, not node:24.<minor>.<patch>-<debian>-slim`,
+        `Dockerfile: ${stage.name} stage is ${stage.from}, not node:26.<minor>.<patch>-<debian>-slim@sha256:<digest>`,
       );
     }
   }

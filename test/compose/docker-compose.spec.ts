@@ -288,15 +288,18 @@ describe('Dockerfile', () => {
     ]);
   });
 
-  it('X17 runs on an exact Node 24 (LTS) in both stages, and would catch a floating or old tag', () => {
-    expect(dockerfile).toMatch(
-      /^FROM node:24\.\d+\.\d+-\w+-slim(@sha256:[0-9a-f]{64})? AS build$/m,
-    );
-    for (const from of ['node:24-bookworm-slim', 'node:lts-slim', 'node:20.19.0-bookworm-slim']) {
+  it('X17 runs on an exact Node 26 (LTS) pinned by digest in both stages, and would catch a floating, unpinned or old tag', () => {
+    expect(dockerfile).toMatch(/^FROM node:26\.\d+\.\d+-\w+-slim@sha256:[0-9a-f]{64} AS build$/m);
+    for (const from of [
+      'node:26-trixie-slim',
+      'node:lts-slim',
+      'node:26.10.0-trixie-slim',
+      'node:24.20.0-trixie-slim',
+    ]) {
       expect(
         dockerfileProblems(dockerfile.replace(/^FROM \S+ AS runtime$/m, `FROM ${from} AS runtime`)),
       ).toEqual([
-        `Dockerfile: runtime stage is ${from}, not node:24.<minor>.<patch>-<debian>-slim`,
+        `Dockerfile: runtime stage is ${from}, not node:26.<minor>.<patch>-<debian>-slim@sha256:<digest>`,
         'Dockerfile: build and runtime differ in Node',
       ]);
     }
