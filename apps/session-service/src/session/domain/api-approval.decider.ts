@@ -26,6 +26,7 @@ import {
   type SessionState,
 } from './session-state';
 import { hasOwnEntry, ownEntry } from './own-entry';
+import { expiredUpdate, refuse, rejection, type RejectionNotices } from './rejection';
 
 /**
  * A2: the approval API's approvals, decided in their agent session (docs/protocol.md,
@@ -37,7 +38,7 @@ import { hasOwnEntry, ownEntry } from './own-entry';
 
 export const WITHDRAWN = WITHDRAWN_BY_AGENT;
 
-const NOTICES: Record<RejectionReason, string> = {
+const NOTICES: RejectionNotices = {
   wrong_requester: 'Only the approvers named on this request can answer it.',
   option_unavailable: 'That option is not offered for this request.',
   prompt_expired: 'This request is no longer valid; nothing was decided.',
@@ -157,21 +158,21 @@ export function decideApiResponse(
       recorder.recordUnjournaled(
         command.id,
         command.conversation,
-        rejection(command, 'prompt_expired'),
+        rejection(command, 'prompt_expired', NOTICES),
       );
       return;
     }
-    refuse(recorder, command, 'prompt_expired', settled ? [] : [expired(command.callId)]);
+    refuseApi(recorder, command, 'prompt_expired', settled ? [] : [expiredUpdate(command.callId)]);
     return;
   }
   const { request } = approval;
   if (!(request.approvers ?? [request.requester]).some((p) => p.id === command.sender.id)) {
-    refuse(recorder, command, 'wrong_requester');
+    refuseApi(recorder, command, 'wrong_requester');
     return;
   }
   const option = request.options.find((o) => o.key === command.optionKey);
   if (!option) {
-    refuse(recorder, command, 'option_unavailable');
+    refuseApi(recorder, command, 'option_unavailable');
     return;
   }
   const { sender } = command;
@@ -421,48 +422,18 @@ function timerPolicy(command: ApprovalRequest, deps: SessionDeps) {
   };
 }
 
-function expired(callId: string): OutputDraft {
-  return {
-    type: 'ToolInteractionUpdate',
-    callId,
-    status: 'Expired',
-    reason: 'this request has expired',
-  };
-}
-
-function rejection(command: ToolInteractionResponse, reason: RejectionReason): OutputDraft {
-  return {
-    type: 'ToolInteractionRejected',
-    callId: command.callId,
-    sender: command.sender,
-    reason,
-    text: NOTICES[reason],
-  };
-}
-
-function refuse(
+function refuseApi(
   recorder: SessionRecorder,
   command: ToolInteractionResponse,
   reason: RejectionReason,
   extra: readonly OutputDraft[] = [],
 ): void {
   const approval = ownEntry(recorder.current.apiApprovals, command.callId);
-  recorder.record(
-    {
-      type: 'ToolApprovalRefused',
-      commandId: command.id,
-      callId: command.callId,
-      optionKey: command.optionKey,
-      sender: command.sender,
-      reason,
-    },
-    [rejection(command, reason), ...extra],
-    // The notice goes where the click came from; the expiry where the prompt is.
-    {
-      conversation: [
-        command.conversation,
-        ...extra.map(() => approval?.request.conversation ?? command.conversation),
-      ],
-    },
-  );
+  // The notice goes where the click came from; the expiry where the prompt is.
+  refuse(recorder, command, reason, NOTICES, extra, {
+    conversation: [
+      command.conversation,
+      ...extra.map(() => approval?.request.conversation ?? command.conversation),
+    ],
+  });
 }

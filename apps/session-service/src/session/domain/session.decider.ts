@@ -2,7 +2,6 @@ import {
   type JoinSession,
   type Person,
   principalOf,
-  type RejectionReason,
   type ToolInteractionRequest,
   type ToolInteractionResponse,
   type UserMessage,
@@ -21,6 +20,7 @@ import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SessionState } from './session-state';
 import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
 import { ownEntry } from './own-entry';
+import { expiredUpdate, refuse, rejection, type RejectionNotices } from './rejection';
 
 /**
  * The session's decisions, one per command (docs/architecture.md §3.3–3.4). Each reads the state
@@ -63,7 +63,7 @@ export async function decideResponse(
     recorder.recordUnjournaled(
       command.id,
       command.conversation,
-      rejection(command, 'prompt_expired'),
+      rejection(command, 'prompt_expired', NOTICES),
     );
     return;
   }
@@ -72,18 +72,24 @@ export async function decideResponse(
     // The losing click of a race sees only the notice; a superseded prompt also loses any
     // buttons a binding may still show.
     const answered = call ? call.resolution !== undefined : settled === true;
-    refuse(recorder, command, 'prompt_expired', answered ? [] : [expiredUpdate(command.callId)]);
+    refuse(
+      recorder,
+      command,
+      'prompt_expired',
+      NOTICES,
+      answered ? [] : [expiredUpdate(command.callId)],
+    );
     return;
   }
   if (!call) throw new Error(`call ${command.callId} is pending but was never requested`);
   const request = call.request;
   if (!mayAnswer(request, command.sender)) {
-    refuse(recorder, command, 'wrong_requester');
+    refuse(recorder, command, 'wrong_requester', NOTICES);
     return;
   }
   const option = request.options.find((o) => o.key === command.optionKey);
   if (!option) {
-    refuse(recorder, command, 'option_unavailable');
+    refuse(recorder, command, 'option_unavailable', NOTICES);
     return;
   }
   recorder.record(
@@ -183,50 +189,12 @@ function refreshes(state: SessionState, callIds: readonly string[]): OutputDraft
   }));
 }
 
-function expiredUpdate(callId: string): OutputDraft {
-  return {
-    type: 'ToolInteractionUpdate',
-    callId,
-    status: 'Expired',
-    reason: 'this request has expired',
-  };
-}
-
-const NOTICES: Record<RejectionReason, string> = {
+const NOTICES: RejectionNotices = {
   wrong_requester: 'Only the person who asked can answer this request.',
   option_unavailable: 'That option is not offered for this request.',
   prompt_expired: 'This request is no longer valid; nothing was run.',
   persist_failed: 'Your answer could not be saved; please try again.',
 };
-
-function rejection(command: ToolInteractionResponse, reason: RejectionReason): OutputDraft {
-  return {
-    type: 'ToolInteractionRejected',
-    callId: command.callId,
-    sender: command.sender,
-    reason,
-    text: NOTICES[reason],
-  };
-}
-
-function refuse(
-  recorder: SessionRecorder,
-  command: ToolInteractionResponse,
-  reason: RejectionReason,
-  extra: readonly OutputDraft[] = [],
-): void {
-  recorder.record(
-    {
-      type: 'ToolApprovalRefused',
-      commandId: command.id,
-      callId: command.callId,
-      optionKey: command.optionKey,
-      sender: command.sender,
-      reason,
-    },
-    [rejection(command, reason), ...extra],
-  );
-}
 
 /**
  * Who may answer a prompt: its requester when a user asked, any member when an automation did
