@@ -3,7 +3,8 @@ import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ApprovalRecord, Status } from './approval.view';
 
-interface ApprovalRow {
+/** The columns an {@link ApprovalRecord} is read from (the webhook claim reads them too). */
+export interface ApprovalRecordRow {
   id: string;
   client_id: string;
   status: Status;
@@ -15,6 +16,9 @@ interface ApprovalRow {
   decided_at: Date | null;
   decision: ApprovalRecord['decision'];
   redeemed_at: Date | null;
+}
+
+interface ApprovalRow extends ApprovalRecordRow {
   request_body: string;
   command: ApprovalRequest;
 }
@@ -84,7 +88,7 @@ export class ApprovalsRepository {
     const rows: ApprovalRow[] = await (
       await this.dataSource()
     ).query(`SELECT ${COLUMNS} FROM approvals WHERE id = $1 AND client_id = $2`, [id, clientId]);
-    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+    return rows[0] === undefined ? undefined : toApprovalRecord(rows[0]);
   }
 
   async findStored(clientId: string, id: string): Promise<StoredApproval | undefined> {
@@ -108,7 +112,7 @@ export class ApprovalsRepository {
       );
       if (rows[0] === undefined) return undefined;
       await notifyIn(manager, notify);
-      return toRecord(rows[0]);
+      return toApprovalRecord(rows[0]);
     });
   }
 
@@ -125,7 +129,7 @@ export class ApprovalsRepository {
        RETURNING ${COLUMNS}`,
       [id, clientId, argumentsHash],
     );
-    if (rows[0] !== undefined) return { kind: 'redeemed', record: toRecord(rows[0]) };
+    if (rows[0] !== undefined) return { kind: 'redeemed', record: toApprovalRecord(rows[0]) };
     const current = await this.find(clientId, id);
     if (current === undefined) return { kind: 'not_found' };
     if (current.status !== 'approved') return { kind: 'not_approved' };
@@ -153,7 +157,7 @@ export class ApprovalsRepository {
         event.decidedAt,
       ],
     );
-    return rows[0] === undefined ? undefined : toRecord(rows[0]);
+    return rows[0] === undefined ? undefined : toApprovalRecord(rows[0]);
   }
 }
 
@@ -165,7 +169,7 @@ export async function notifyIn(
   await manager.query(`SELECT pg_notify($1, $2)`, [notify.channel, notify.payload]);
 }
 
-function toRecord(row: ApprovalRow): ApprovalRecord {
+export function toApprovalRecord(row: ApprovalRecordRow): ApprovalRecord {
   return {
     id: row.id,
     clientId: row.client_id,
@@ -183,7 +187,7 @@ function toRecord(row: ApprovalRow): ApprovalRecord {
 
 function toStored(row: ApprovalRow): StoredApproval {
   return {
-    record: toRecord(row),
+    record: toApprovalRecord(row),
     requestBody: row.request_body,
     command: fromJsonbValue(row.command),
   };

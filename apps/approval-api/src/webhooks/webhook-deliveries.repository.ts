@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { fromJsonbValue } from '@tollgate/persistence';
 import { DatabaseClient } from '@tollgate/service-runtime';
 import type { EntityManager } from 'typeorm';
+import { type ApprovalRecordRow, toApprovalRecord } from '../approvals/approvals.repository';
 import type { ApprovalRecord } from '../approvals/approval.view';
 import type { ApprovalApiConfig } from '../approval-api.config';
 import { APPROVAL_API_CONFIG } from '../approval-api.tokens';
@@ -17,23 +17,14 @@ export interface ClaimedDelivery {
   readonly giveUpAt: Date;
 }
 
-interface ClaimRow {
+/** The approval's columns under their own names, but for its id (`id` is the delivery's). */
+interface ClaimRow extends Omit<ApprovalRecordRow, 'id'> {
   id: string;
   attempts: number;
   give_up_at: Date;
   webhook_url: string;
   webhook_secret: string;
   approval_id: string;
-  client_id: string;
-  status: ApprovalRecord['status'];
-  tool: string;
-  arguments_hash: string;
-  agent: ApprovalRecord['agent'];
-  route: ApprovalRecord['route'];
-  created_at: Date;
-  decided_at: Date | null;
-  decision: ApprovalRecord['decision'];
-  redeemed_at: Date | null;
 }
 
 /**
@@ -83,19 +74,7 @@ export class WebhookDeliveries {
       url: row.webhook_url,
       secret: row.webhook_secret,
       giveUpAt: row.give_up_at,
-      approval: {
-        id: row.approval_id,
-        clientId: row.client_id,
-        status: row.status,
-        tool: row.tool,
-        argumentsHash: row.arguments_hash,
-        agent: row.agent,
-        route: row.route,
-        createdAt: row.created_at,
-        decidedAt: row.decided_at,
-        decision: row.decision === null ? null : fromJsonbValue(row.decision),
-        redeemedAt: row.redeemed_at,
-      },
+      approval: toApprovalRecord({ ...row, id: row.approval_id }),
     }));
   }
 
