@@ -1,14 +1,9 @@
-import {
-  createDataSource,
-  pendingMigrations,
-  redactDatabaseUrl,
-  validateDatabaseUrl,
-  validateSchemaName,
-} from '@tollgate/persistence';
+import { pendingMigrations, redactDatabaseUrl } from '@tollgate/persistence';
 import type { DataSource } from 'typeorm';
 import { ToolGrantsRepository } from '../../session-service/src/grants/tool-grants.repository';
 import { MIGRATIONS } from '../../session-service/src/migrations';
-import { CliFailure, UsageError } from './cli-command';
+import { CliFailure } from './cli-command';
+import { cliDataSource } from './cli-data-source';
 
 /** The session-service's schema, opened for an operator command. */
 export interface SessionDatabase {
@@ -27,28 +22,14 @@ const DEFAULT_SCHEMA = 'session_service';
  * with is reported, since its tables may not have the columns this build reads and writes.
  */
 export async function openSessionDatabase(env: NodeJS.ProcessEnv): Promise<SessionDatabase> {
-  const url = validateDatabaseUrl(env.DATABASE_URL);
-  const schema = validateSchemaName(env.DATABASE_SCHEMA || DEFAULT_SCHEMA);
-  const problems = [
-    ...(url.ok ? [] : [`DATABASE_URL: ${url.reason}`]),
-    ...(schema.ok ? [] : [`DATABASE_SCHEMA: ${schema.reason}`]),
-  ];
-  if (!url.ok || !schema.ok) throw new UsageError(`invalid configuration: ${problems.join('; ')}`);
-
-  const dataSource = createDataSource({
-    url: url.url,
-    schema: schema.schema,
-    migrations: MIGRATIONS,
-    applicationName: 'tollgate-cli',
-    poolSize: 1,
-  });
+  const { dataSource, schema, redactedUrl } = cliDataSource(env, DEFAULT_SCHEMA, MIGRATIONS);
   try {
     await dataSource.initialize();
   } catch (error) {
-    throw new CliFailure(`cannot reach the database at ${url.redacted}: ${messageOf(error)}`);
+    throw new CliFailure(`cannot reach the database at ${redactedUrl}: ${messageOf(error)}`);
   }
   try {
-    await requireMigrated(dataSource, schema.schema);
+    await requireMigrated(dataSource, schema);
   } catch (error) {
     await dataSource.destroy();
     throw error;
@@ -56,7 +37,7 @@ export async function openSessionDatabase(env: NodeJS.ProcessEnv): Promise<Sessi
   return {
     grants: new ToolGrantsRepository(async () => dataSource),
     dataSource,
-    schema: schema.schema,
+    schema,
     close: () => dataSource.destroy(),
   };
 }

@@ -1,12 +1,7 @@
 import { APPROVAL_API_MIGRATIONS, ApprovalClientsRepository } from '@tollgate/approval-clients';
-import {
-  createDataSource,
-  prepareSchemaAndMigrate,
-  silentPersistenceLogger,
-  validateDatabaseUrl,
-  validateSchemaName,
-} from '@tollgate/persistence';
-import { CliFailure, UsageError } from '../cli-command';
+import { prepareSchemaAndMigrate, silentPersistenceLogger } from '@tollgate/persistence';
+import { CliFailure } from '../cli-command';
+import { cliDataSource } from '../cli-data-source';
 
 export interface ClientsDatabase {
   readonly clients: ApprovalClientsRepository;
@@ -22,20 +17,11 @@ const DEFAULT_SCHEMA = 'approval_api';
  * the service takes, so the two never race.
  */
 export async function openClientsDatabase(env: NodeJS.ProcessEnv): Promise<ClientsDatabase> {
-  const url = validateDatabaseUrl(env.DATABASE_URL);
-  const schema = validateSchemaName(env.DATABASE_SCHEMA || DEFAULT_SCHEMA);
-  const problems = [
-    ...(url.ok ? [] : [`DATABASE_URL: ${url.reason}`]),
-    ...(schema.ok ? [] : [`DATABASE_SCHEMA: ${schema.reason}`]),
-  ];
-  if (!url.ok || !schema.ok) throw new UsageError(`invalid configuration: ${problems.join('; ')}`);
-  const dataSource = createDataSource({
-    url: url.url,
-    schema: schema.schema,
-    migrations: APPROVAL_API_MIGRATIONS,
-    applicationName: 'tollgate-cli',
-    poolSize: 1,
-  });
+  const { dataSource, schema, redactedUrl } = cliDataSource(
+    env,
+    DEFAULT_SCHEMA,
+    APPROVAL_API_MIGRATIONS,
+  );
   try {
     await dataSource.initialize();
     await prepareSchemaAndMigrate(dataSource, silentPersistenceLogger);
@@ -43,7 +29,7 @@ export async function openClientsDatabase(env: NodeJS.ProcessEnv): Promise<Clien
     if (dataSource.isInitialized) await dataSource.destroy();
     const text = error instanceof Error ? error.message : String(error);
     throw new CliFailure(
-      `cannot open schema ${schema.schema} at ${url.redacted}: ${text.replace(/postgres(?:ql)?:\/\/\S+/g, url.redacted)}`,
+      `cannot open schema ${schema} at ${redactedUrl}: ${text.replace(/postgres(?:ql)?:\/\/\S+/g, redactedUrl)}`,
     );
   }
   return {
