@@ -1,4 +1,4 @@
-import { type CliCommand, CliFailure, EXIT } from '../cli-command';
+import { type CliCommand, CliFailure, type CliOptions, EXIT } from '../cli-command';
 import {
   approversOf,
   clientLine,
@@ -14,6 +14,16 @@ const ENV_HELP = [
   "Works on the approval-api's schema: DATABASE_URL, and DATABASE_SCHEMA (default approval_api),",
   'which it migrates first when the service has not yet.',
 ].join('\n');
+
+/** Create and update take the same route, approver, principal and webhook options. */
+const CLIENT_OPTIONS: CliOptions = {
+  channel: { type: 'string' },
+  thread: { type: 'string' },
+  approver: { type: 'string', multiple: true },
+  'on-behalf-of': { type: 'string' },
+  webhook: { type: 'string' },
+  json: { type: 'boolean' },
+};
 
 export const CLIENTS_CREATE: CliCommand = {
   path: ['clients', 'create'],
@@ -42,12 +52,7 @@ export const CLIENTS_CREATE: CliCommand = {
   options: {
     platform: { type: 'string' },
     workspace: { type: 'string' },
-    channel: { type: 'string' },
-    thread: { type: 'string' },
-    approver: { type: 'string', multiple: true },
-    'on-behalf-of': { type: 'string' },
-    webhook: { type: 'string' },
-    json: { type: 'boolean' },
+    ...CLIENT_OPTIONS,
   },
   async run(values, { io, env }, operands) {
     const name = nameOf(operands[0]);
@@ -111,15 +116,7 @@ export const CLIENTS_UPDATE: CliCommand = {
     '',
     ENV_HELP,
   ].join('\n'),
-  options: {
-    name: { type: 'string' },
-    channel: { type: 'string' },
-    thread: { type: 'string' },
-    approver: { type: 'string', multiple: true },
-    'on-behalf-of': { type: 'string' },
-    webhook: { type: 'string' },
-    json: { type: 'boolean' },
-  },
+  options: { name: { type: 'string' }, ...CLIENT_OPTIONS },
   async run(values, { io, env }, operands) {
     const id = operands[0] ?? '';
     const channelId = identifierOf(values, 'channel', { required: false });
