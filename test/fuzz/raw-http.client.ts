@@ -9,6 +9,8 @@ export interface RawRequest {
   readonly body: Buffer;
   /** Sent with `Transfer-Encoding: chunked` and no length, so the server must count. */
   readonly chunked?: boolean;
+  /** Resolve on the status line and drop the connection: for a stream that never ends (SSE). */
+  readonly untilHeaders?: boolean;
 }
 
 export interface RawResponse {
@@ -44,6 +46,11 @@ export class RawHttpClient {
         url,
         { method: raw.method ?? 'POST', agent: this.agent, headers, timeout: timeoutMs },
         (res) => {
+          if (raw.untilHeaders) {
+            resolve({ status: res.statusCode ?? 0, body: '' });
+            req.destroy();
+            return;
+          }
           const chunks: Buffer[] = [];
           let size = 0;
           res.on('data', (chunk: Buffer) => {

@@ -25,6 +25,9 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
     res.end();
     return;
   }
+  // Node holds the status line back until the first body byte; an SSE stream (a GET's
+  // standalone stream) may carry none for minutes, and its agent would wait that long for 200.
+  res.flushHeaders();
   const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   // A client that goes away cancels the stream, which the transport sees and cleans up after.
   res.once('close', () => void reader.cancel().catch(() => undefined));
