@@ -86,7 +86,10 @@ describe('A3 — clients and keys (process)', () => {
     );
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain(made.key);
-    expect(stored).not.toContain(made.key.split('_')[2]);
+    // The secret is everything after `tg_<key id>_`: base64url, so it may hold `_` itself.
+    const secret = made.key.slice('tg_'.length + 16 + 1);
+    expect(secret).toHaveLength(43);
+    expect(stored).not.toContain(secret);
     expect(rows[0]?.key_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
     const withoutWebhook = await createWithCli();
     expect(withoutWebhook.webhookSecret).toBeNull();

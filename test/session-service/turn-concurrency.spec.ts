@@ -70,9 +70,13 @@ describe('S14 — I/O outside transactions (process)', () => {
       const backends = await backendsOf(pid);
       expect(backends.length).toBeGreaterThan(0);
       // 60 turns wait at once while the pool holds at most 40 connections: no turn holds one.
-      // The outbox relay's short claim may be caught mid-flight; no turn's transaction is.
+      // The outbox relay's short claim may be caught mid-flight — idle in its transaction while
+      // JetStream acks the batch it locked, which a loaded machine can stretch; no turn's
+      // transaction is, whatever its last statement.
       expect(backends.filter((b) => b.inTransaction).length).toBeLessThanOrEqual(2);
-      expect(backends.filter((b) => b.state === 'idle in transaction')).toEqual([]);
+      expect(
+        backends.filter((b) => b.state === 'idle in transaction' && !isOutboxClaim(b.query)),
+      ).toEqual([]);
       expect(
         await advisoryLocksHeld(
           backends.map((b) => b.pid),
@@ -144,3 +148,8 @@ describe('S14 — MODEL_MAX_CONCURRENCY and TOLLGATE_MAX_TURNS (process)', () =>
     expect(api.completionRequests).toHaveLength(12);
   });
 });
+
+/** The relay's claim (outbox-relay.service.ts): it publishes while holding the rows it locked. */
+function isOutboxClaim(query: string): boolean {
+  return /^\s*SELECT position, id, subject, payload FROM outbox\b/.test(query);
+}

@@ -5,6 +5,8 @@ export interface Backend {
   readonly pid: number;
   readonly state: string | null;
   readonly inTransaction: boolean;
+  /** The backend's current or last statement, to tell whose transaction it is. */
+  readonly query: string;
 }
 
 /**
@@ -16,12 +18,22 @@ export async function backendsOf(pid: number, serverPort = 5432): Promise<Backen
   const ports = clientPorts(pid, serverPort);
   if (ports.length === 0) return [];
   return withClient(async (client) => {
-    const rows = await client.query<{ pid: number; state: string | null; in_tx: boolean }>(
-      `SELECT pid, state, xact_start IS NOT NULL AS in_tx FROM pg_stat_activity
+    const rows = await client.query<{
+      pid: number;
+      state: string | null;
+      in_tx: boolean;
+      query: string;
+    }>(
+      `SELECT pid, state, xact_start IS NOT NULL AS in_tx, query FROM pg_stat_activity
        WHERE client_port = ANY($1::int[]) AND client_addr IS NOT NULL`,
       [ports],
     );
-    return rows.rows.map((r) => ({ pid: r.pid, state: r.state, inTransaction: r.in_tx }));
+    return rows.rows.map((r) => ({
+      pid: r.pid,
+      state: r.state,
+      inTransaction: r.in_tx,
+      query: r.query,
+    }));
   });
 }
 
