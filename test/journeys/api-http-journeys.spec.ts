@@ -199,6 +199,18 @@ describe.each(platforms)('A1 — an outside agent over HTTP, whole system throug
     expect((await longPoll(agent, id)).body).toMatchObject({ status: 'cancelled' });
   });
 
+  it(`A1 ${platform} refuses the prompt for good: the approval is expired, nothing is shown, and the webhook says so`, async () => {
+    const agent = await newAgent();
+    driver.failNext('post', { kind: 'refused' }, { conversation: agent.conversation });
+    const id = await ask(agent);
+    expect((await longPoll(agent, id)).body).toMatchObject({ status: 'expired', decision: null });
+    expect(await delivered(agent, id)).toMatchObject({ status: 'expired' });
+    expect(driver.callTimes('post', { conversation: agent.conversation })).toHaveLength(1);
+    expect(driver.messagesIn(agent.conversation).filter((m) => m.text.includes('Bash'))).toEqual(
+      [],
+    );
+  });
+
   it(`A1 a 2 s deadline in ${platform}: expired, and denied with onDeadline "deny", via the deadline`, async () => {
     const agent = await newAgent();
     const expiring = await ask(agent, { deadline: '2s' });
