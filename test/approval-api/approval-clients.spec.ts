@@ -1,15 +1,6 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { ApprovalApiSystem } from '../support/approval-api.fixture';
 import { waitFor } from '../support/wait-for';
-
-const CLI = join(__dirname, '..', '..', 'dist', 'apps', 'tollgate-cli', 'main.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { tollgate as runCli } from '../support/tollgate-cli';
 
 /**
  * A3: agent clients as an operator makes them with `npm run tollgate -- clients …` (the built
@@ -20,19 +11,7 @@ describe('A3 — clients and keys (process)', () => {
   let system: ApprovalApiSystem;
   let env: Record<string, string>;
 
-  function tollgate(args: readonly string[]): Promise<Run> {
-    return new Promise((resolve) => {
-      execFile(
-        process.execPath,
-        [CLI, ...args],
-        { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-          resolve({ code, stdout, stderr });
-        },
-      );
-    });
-  }
+  const tollgate = (args: readonly string[]) => runCli(args, env);
 
   async function createWithCli(extra: string[] = []): Promise<{
     id: string;

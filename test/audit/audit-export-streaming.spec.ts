@@ -3,7 +3,7 @@ import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../apps/session-service/src/migrations';
 import { createTestSchema, type TestSchema } from '../support/database';
-import { tollgateMeasured } from './audit-cli';
+import { tollgateMeasured } from '../support/tollgate-cli';
 
 const SMALL = 10_000;
 const LARGE = 100_000;

@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../apps/session-service/src/migrations';
 import { createTestSchema, type TestSchema } from '../support/database';
-import { tollgate } from './audit-cli';
+import { tollgate } from '../support/tollgate-cli';
 
 const draft = (at: string, i: number): AuditDraft => ({
   at,

@@ -3,7 +3,7 @@ import { alice, freshConversation, response, userMessage } from '../support/comm
 import { withClient } from '../support/database';
 import { is } from '../support/nats';
 import { SessionServiceFixture } from '../support/session-service.fixture';
-import { tollgate } from './audit-cli';
+import { tollgate } from '../support/tollgate-cli';
 
 interface Exported {
   seq: string;

@@ -1,11 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import {
-  type ApprovalRequest,
-  argumentsHashOf,
-  type Conversation,
-  deriveAgentSessionId,
-  type Platform,
-} from '@tollgate/protocol';
+import { type ApprovalRequest, type Conversation, type Platform } from '@tollgate/protocol';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
 import type { BindingFixture } from '../support/binding.fixture';
@@ -14,6 +7,7 @@ import { DecisionLog } from '../support/decisions';
 import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
 import type { SessionServiceFixture } from '../support/session-service.fixture';
 import { waitFor } from '../support/wait-for';
+import { apiApprovalRequest, newClientId } from '../support/api-approval-requests';
 
 /**
  * (process) An outside agent's approval through chat, on every platform: approval-api's
@@ -23,34 +17,8 @@ import { waitFor } from '../support/wait-for';
  */
 const platforms = Object.keys(CONTRACT_DRIVERS) as Platform[];
 
-const newClientId = () => `cli_${randomBytes(12).toString('hex')}`;
-const newApprovalId = () =>
-  `apr_${[...randomBytes(26)].map((b) => '0123456789abcdefghijklmnopqrstuvwxyz'[b % 36]).join('')}`;
-
-function approval(route: Conversation, overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
-  const approvalId = newApprovalId();
-  const clientId = newClientId();
-  const args = { command: 'rm -rf build', cwd: '/srv/app' };
-  return {
-    type: 'ApprovalRequest',
-    v: 1,
-    id: `api:${approvalId}`,
-    sessionId: deriveAgentSessionId(route.platform, clientId, 'sess-1'),
-    conversation: route,
-    occurredAt: new Date().toISOString(),
-    approvalId,
-    clientId,
-    clientName: 'build-bot',
-    tool: 'Bash',
-    arguments: args,
-    argumentsHash: argumentsHashOf(args),
-    summary: 'Clean the build folder',
-    caller: { name: 'claude-code', session: 'sess-1' },
-    approvers: [alice],
-    options: ['approve_once', 'approve_session', 'approve_always', 'deny'],
-    ...overrides,
-  };
-}
+const approval = (route: Conversation): ApprovalRequest =>
+  apiApprovalRequest(route, newClientId(), [alice]);
 
 describe.each(platforms)(
   'A2 — an outside agent’s approval, whole system through %s',

@@ -1,29 +1,15 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { deriveSessionId, type Person } from '@tollgate/protocol';
 import type { ChatMessageView } from '../contract/platform-driver';
 import { alice, bob } from '../support/commands';
 import { withClient } from '../support/database';
 import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
 import { waitFor } from '../support/wait-for';
+import { tollgate } from '../support/tollgate-cli';
 
-const CLI = join(__dirname, '..', '..', 'dist', 'apps', 'tollgate-cli', 'main.js');
 /** Short, so the test sees a grant lapse; long enough for the answers before it. */
 const TTL = '6s';
 const TTL_MS = 6_000;
 const ASK = '!write_note {"text":"x14"}';
-
-function tollgate(args: readonly string[], env: Record<string, string>) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 },
-      (error, stdout, stderr) =>
-        resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
-    );
-  });
-}
 
 /**
  * X14 (issue 19): "Allow in this chat" could not be listed, revoked or expired, and on Discord

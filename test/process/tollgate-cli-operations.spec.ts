@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,32 +39,10 @@ import { createTestSchema, type TestSchema } from '../support/database';
 import { requestOutput } from '../support/outputs';
 import { OwnNatsServer } from '../support/own-nats-server';
 import { uniqueToken } from '../support/unique';
+import { tollgate } from '../support/tollgate-cli';
 
 const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'apps', 'tollgate-cli', 'main.js');
 const run = promisify(execFile);
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI with exactly `env` (plus PATH), as an operator's shell would. */
-function tollgate(args: readonly string[], env: Record<string, string>): Promise<Run> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env.PATH, ...env }, timeout: 30_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
 
 function silentDataSource(schema: TestSchema, migrations: DataSource['migrations'] | unknown[]) {
   return createDataSource({

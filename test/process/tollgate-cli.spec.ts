@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
 import type { Conversation, Person } from '@tollgate/protocol';
 import pino from 'pino';
@@ -14,30 +11,7 @@ import {
   type SessionState,
 } from '../../apps/session-service/src/session/domain/session-state';
 import { createTestSchema, type TestSchema } from '../support/database';
-
-const CLI = join(__dirname, '..', '..', 'dist', 'apps', 'tollgate-cli', 'main.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the built CLI with exactly `env` (plus PATH), as an operator's shell would. */
-function tollgate(args: readonly string[], env: Record<string, string>): Promise<Run> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env.PATH, ...env }, timeout: 20_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+import { tollgate } from '../support/tollgate-cli';
 
 const alice: Person = { id: 'U_ALICE', displayName: 'Alice' };
 const bob: Person = { id: 'U_BOB', displayName: 'Bob "the builder"' };

@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
   type ApprovalCancel,
   type ApprovalRequest,
-  argumentsHashOf,
   type Conversation,
-  deriveAgentSessionId,
   type Person,
   type ToolInteractionResponse,
 } from '@tollgate/protocol';
@@ -15,43 +13,17 @@ import { freshConversation, undeliverable } from '../support/commands';
 import { DecisionLog } from '../support/decisions';
 import { is } from '../support/nats';
 import { SessionServiceFixture } from '../support/session-service.fixture';
+import { apiApprovalRequest, newClientId } from '../support/api-approval-requests';
 
 const ADA: Person = { id: 'U_ADA', displayName: 'Ada' };
 const BOB: Person = { id: 'U_BOB', displayName: 'Bob' };
 const MALLORY: Person = { id: 'U_MALLORY' };
 
-const newClientId = () => `cli_${randomBytes(12).toString('hex')}`;
-const newApprovalId = () =>
-  `apr_${[...randomBytes(26)].map((b) => '0123456789abcdefghijklmnopqrstuvwxyz'[b % 36]).join('')}`;
-
-function approval(
+const approval = (
   route: Conversation,
   clientId: string,
   overrides: Partial<ApprovalRequest> = {},
-): ApprovalRequest {
-  const approvalId = overrides.approvalId ?? newApprovalId();
-  const args = overrides.arguments ?? { command: 'rm -rf build', cwd: '/srv/app' };
-  const caller = overrides.caller ?? { name: 'claude-code', session: 'sess-1' };
-  return {
-    type: 'ApprovalRequest',
-    v: 1,
-    id: `api:${approvalId}`,
-    sessionId: deriveAgentSessionId(route.platform, clientId, caller.session),
-    conversation: route,
-    occurredAt: new Date().toISOString(),
-    approvalId,
-    clientId,
-    clientName: 'build-bot',
-    tool: 'Bash',
-    arguments: args,
-    argumentsHash: argumentsHashOf(args),
-    summary: 'Clean the build folder',
-    caller,
-    approvers: [ADA, BOB],
-    options: ['approve_once', 'approve_session', 'approve_always', 'deny'],
-    ...overrides,
-  };
-}
+): ApprovalRequest => apiApprovalRequest(route, clientId, [ADA, BOB], overrides);
 
 function cancel(request: ApprovalRequest): ApprovalCancel {
   return {

@@ -14,7 +14,10 @@ function requireBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
 }
 
-/** Runs the built operator CLI with exactly `env` (plus PATH). */
+/**
+ * Runs the built operator CLI with exactly `env` (plus PATH), as an operator's shell would, its
+ * stdin not a terminal (as in a script or cron job).
+ */
 export function tollgate(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
   requireBuilt();
   return new Promise((resolve) => {
