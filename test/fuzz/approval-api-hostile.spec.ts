@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { ApprovalApiSystem, approvedBy } from '../support/approval-api.fixture';
 import { waitFor } from '../support/wait-for';
 import { junkValue, mutate, mutations, nastyString } from './junk.arbitraries';
-import { inParallel, RawHttpClient, type RawRequest } from './raw-http.client';
+import { RawHttpClient, type RawRequest } from './raw-http.client';
+import { storm as stormEndpoint } from './storm';
 
 /**
  * A1/A5/A6 hostile input: every approval-api endpoint takes TOLLGATE_FUZZ_RUNS (default
@@ -199,54 +200,23 @@ describe('A1/A5/A6 — approval-api under hostile HTTP input (process)', () => {
 
   /** Sends RUNS generated requests to one endpoint; every answer must be below 500. */
   async function storm(name: string, target: Target): Promise<void> {
-    const failures: string[] = [];
-    let sent = 0;
-    const started = Date.now();
-    const histogram: Record<number, number> = {};
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(caseOf(target, keys, ids), { minLength: BATCH, maxLength: BATCH }),
-        async (batch) => {
-          const before = failures.length;
-          await inParallel(batch, CONCURRENCY, async (request) => {
-            let status: number;
-            let answer: string;
-            try {
-              const response = await client.send(request);
-              status = response.status;
-              answer = response.body;
-            } catch (error) {
-              status = 0;
-              answer = error instanceof Error ? error.message : String(error);
-            }
-            sent += 1;
-            histogram[status] = (histogram[status] ?? 0) + 1;
-            if (status < 200 || status >= 500)
-              failures.push(
-                `${status} ${request.method} ${request.path.slice(0, 120)}: ${answer.slice(0, 200)}`,
-              );
-          });
-          return failures.length === before;
-        },
-      ),
+    const { sent, histogram, failures, seconds } = await stormEndpoint(
+      client,
+      name,
+      caseOf(target, keys, ids),
       {
+        runs: RUNS,
         seed: SEED,
-        numRuns: Math.ceil(RUNS / BATCH),
-        endOnFailure: true,
-        interruptAfterTimeLimit: TIME_LIMIT_MS,
-        markInterruptAsFailure: true,
-        reporter: (details) => {
-          if (!details.failed) return;
-          throw new Error(
-            `${name} ${details.interrupted ? 'interrupted' : 'failed'} (seed ${SEED}); first bad answers:\n` +
-              failures.slice(0, 8).join('\n'),
-          );
-        },
+        batch: BATCH,
+        concurrency: CONCURRENCY,
+        timeLimitMs: TIME_LIMIT_MS,
+        describe: (request, status, answer) =>
+          `${status} ${request.method} ${request.path.slice(0, 120)}: ${answer.slice(0, 200)}`,
       },
     );
     statuses.set(name, histogram);
     console.log(
-      `A1 fuzz ${name}: ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s, statuses ${JSON.stringify(histogram)}`,
+      `A1 fuzz ${name}: ${sent} requests in ${seconds.toFixed(1)} s, statuses ${JSON.stringify(histogram)}`,
     );
     expect(sent).toBeGreaterThanOrEqual(RUNS);
     expect(failures).toEqual([]);

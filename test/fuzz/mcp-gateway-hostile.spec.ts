@@ -14,7 +14,8 @@ import {
   writeGatewayConfig,
 } from '../support/mcp-gateway';
 import { junkValue, mutate, mutations, nastyString } from './junk.arbitraries';
-import { inParallel, RawHttpClient, type RawRequest } from './raw-http.client';
+import { RawHttpClient, type RawRequest } from './raw-http.client';
+import { storm as stormEndpoint } from './storm';
 
 /**
  * X6 on the MCP gateway: `/mcp` (POST, GET, DELETE), the health endpoints and `/metrics` each
@@ -380,51 +381,18 @@ describe('X6 — the MCP gateway under hostile HTTP input (process)', () => {
 
   /** Sends RUNS generated requests to one endpoint; every answer must be below 500. */
   async function storm(name: EndpointName, cases: fc.Arbitrary<RawRequest>): Promise<void> {
-    const failures: string[] = [];
-    let sent = 0;
-    const started = Date.now();
-    const histogram: Record<number, number> = {};
-    await fc.assert(
-      fc.asyncProperty(fc.array(cases, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-        const before = failures.length;
-        await inParallel(batch, CONCURRENCY, async (request) => {
-          let status: number;
-          let answer: string;
-          try {
-            const response = await client.send(request);
-            status = response.status;
-            answer = response.body;
-          } catch (error) {
-            status = 0;
-            answer = error instanceof Error ? error.message : String(error);
-          }
-          sent += 1;
-          histogram[status] = (histogram[status] ?? 0) + 1;
-          if (status < 200 || status >= 500)
-            failures.push(
-              `${status} ${request.method} ${request.path.slice(0, 80)} ${JSON.stringify(request.headers).slice(0, 200)} ${request.body.subarray(0, 200).toString()}: ${answer.slice(0, 200)}`,
-            );
-        });
-        return failures.length === before;
-      }),
-      {
-        seed: SEED,
-        numRuns: Math.ceil(RUNS / BATCH),
-        endOnFailure: true,
-        interruptAfterTimeLimit: TIME_LIMIT_MS,
-        markInterruptAsFailure: true,
-        reporter: (details) => {
-          if (!details.failed) return;
-          throw new Error(
-            `${name} ${details.interrupted ? 'interrupted' : 'failed'} (seed ${SEED}); first bad answers:\n` +
-              failures.slice(0, 8).join('\n') +
-              `\n${gateway.output().slice(-2_000)}`,
-          );
-        },
-      },
-    );
+    const { sent, histogram, failures, seconds } = await stormEndpoint(client, name, cases, {
+      runs: RUNS,
+      seed: SEED,
+      batch: BATCH,
+      concurrency: CONCURRENCY,
+      timeLimitMs: TIME_LIMIT_MS,
+      describe: (request, status, answer) =>
+        `${status} ${request.method} ${request.path.slice(0, 80)} ${JSON.stringify(request.headers).slice(0, 200)} ${request.body.subarray(0, 200).toString()}: ${answer.slice(0, 200)}`,
+      context: () => gateway.output().slice(-2_000),
+    });
     console.log(
-      `X6 mcp-gateway ${name}: ${sent} requests in ${((Date.now() - started) / 1000).toFixed(1)} s, statuses ${JSON.stringify(histogram)}`,
+      `X6 mcp-gateway ${name}: ${sent} requests in ${seconds.toFixed(1)} s, statuses ${JSON.stringify(histogram)}`,
     );
     expect(sent).toBeGreaterThanOrEqual(RUNS);
     expect(failures).toEqual([]);
