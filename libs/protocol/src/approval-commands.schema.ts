@@ -55,6 +55,10 @@ export const approvalRequestSchema = z
       .refine((text) => parseDuration(text).ok, 'must be a duration such as 30m, 8h or 2d')
       .optional(),
     onDeadline: z.enum(ON_DEADLINE).optional(),
+    /** Added 2026-12-01 (c), G1: distinct approvers needed (default 1). */
+    quorum: z.number().int().min(1).max(LIMITS.approvers).optional(),
+    /** Added 2026-12-01 (c), G1: `onBehalfOf` may deny the call but not approve it. */
+    separateApprover: z.boolean().optional(),
   })
   .superRefine((request, ctx) => {
     if (request.id !== `api:${request.approvalId}`) {
@@ -74,7 +78,29 @@ export const approvalRequestSchema = z
     if (request.onDeadline !== undefined && request.deadline === undefined) {
       ctx.addIssue({ code: 'custom', path: ['onDeadline'], message: 'needs a deadline' });
     }
+    const quorumProblem = apiQuorumProblem(request);
+    if (quorumProblem !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['quorum'], message: quorumProblem });
+    }
   });
+
+/**
+ * Why an API approval's quorum can never be reached, or undefined: it needs more approvers than
+ * it names (leaving out `onBehalfOf` under `separateApprover`).
+ */
+export function apiQuorumProblem(request: {
+  readonly approvers: readonly { readonly id: string }[];
+  readonly onBehalfOf?: { readonly id: string };
+  readonly quorum?: number;
+  readonly separateApprover?: boolean;
+}): string | undefined {
+  const required = request.quorum ?? 1;
+  const excluded = request.separateApprover === true ? request.onBehalfOf?.id : undefined;
+  const eligible = request.approvers.filter((p) => p.id !== excluded).length;
+  return required <= eligible
+    ? undefined
+    : `needs ${required} distinct approvers but only ${eligible} may approve`;
+}
 
 export const approvalCancelSchema = z
   .strictObject({

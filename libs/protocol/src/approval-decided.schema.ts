@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { approvalIdSchema, clientIdSchema } from './approval-commands.schema';
 import { PROTOCOL_VERSION, occurredAtSchema } from './envelope.schema';
 import { issueDetail } from './issue-detail';
+import { LIMITS } from './limits';
 import { decodeJson } from './message.codec';
 import { optionKeySchema } from './option.schema';
 import { accepted, refused, type ParseResult } from './parse-result';
@@ -24,6 +25,23 @@ export const approvalDecisionSchema = z.strictObject({
   }),
   via: z.enum(DECISION_VIAS),
   reason: z.string().max(500).nullable(),
+  /**
+   * Added 2026-12-01 (c), G1: with a quorum, every approval counted, oldest first (approved:
+   * all of them, `by` the last; denied: those the veto overruled).
+   */
+  approvals: z
+    .array(
+      z.strictObject({
+        by: z.strictObject({
+          platform: platformSchema,
+          id: storableIdentifier().min(1),
+          displayName: z.string().optional(),
+        }),
+        at: occurredAtSchema,
+      }),
+    )
+    .max(LIMITS.approvers)
+    .optional(),
 });
 
 /**

@@ -26,6 +26,7 @@ export * from './parse-result';
 export * from './person.schema';
 export * from './platform';
 export * from './principal.schema';
+export * from './quorum.schema';
 export * from './session-id';
 export * from './standard-options';
 export { isStorableIdentifier } from './storable-identifier';

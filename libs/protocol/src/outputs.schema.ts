@@ -9,6 +9,7 @@ import { LIMITS } from './limits';
 import { optionKeySchema, optionSchema } from './option.schema';
 import { personSchema } from './person.schema';
 import { principalSchema } from './principal.schema';
+import { approvalCountSchema, quorumSchema } from './quorum.schema';
 
 /*
  * Every schema is strict: an unknown field means a sender speaking another version of the
@@ -30,6 +31,11 @@ export const toolInteractionRequestSchema = z
      */
     approvers: z.array(personSchema).min(1).max(LIMITS.approvers).optional(),
     principal: principalSchema,
+    /**
+     * Added 2026-12-01 (c), G1: the prompt needs more than its requester's one answer (a
+     * quorum, or `separateApprover`), with the tally so far. Absent: the first answer decides.
+     */
+    quorum: quorumSchema.optional(),
     // A prompt without buttons could never be answered, and a key offered twice would make
     // the label of a `Resolved` ambiguous.
     options: z
@@ -42,7 +48,13 @@ export const toolInteractionRequestSchema = z
   })
   .superRefine(checkOutputId);
 
-export const UPDATE_STATUSES = ['RefreshedAfterRestart', 'Abandoned', 'Expired'] as const;
+/** `Tallied` (added 2026-12-01 (c), G1): an approval was counted, the quorum is not reached. */
+export const UPDATE_STATUSES = [
+  'RefreshedAfterRestart',
+  'Abandoned',
+  'Expired',
+  'Tallied',
+] as const;
 
 export const toolInteractionUpdateSchema = z
   .strictObject({
@@ -57,15 +69,22 @@ export const toolInteractionUpdateSchema = z
   .superRefine((update, ctx) => {
     const { request } = update;
     if (request === undefined) {
-      if (update.status === 'RefreshedAfterRestart') {
+      if (update.status === 'RefreshedAfterRestart' || update.status === 'Tallied') {
         // A binding with no record of the prompt re-posts it from this (docs/protocol.md §4).
         ctx.addIssue({
           code: 'custom',
           path: ['request'],
-          message: 'is required when status is RefreshedAfterRestart',
+          message: `is required when status is ${update.status}`,
         });
       }
       return;
+    }
+    if (update.status === 'Tallied' && request.quorum === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['request', 'quorum'],
+        message: 'is required when status is Tallied (it carries the tally)',
+      });
     }
     const sameConversation = (['platform', 'workspaceId', 'channelId', 'threadId'] as const).every(
       (field) => request.conversation[field] === update.conversation[field],
@@ -91,14 +110,25 @@ export const toolInteractionResolvedSchema = z
     optionKey: optionKeySchema,
     label: z.string().min(1).max(LIMITS.optionLabel),
     resolvedBy: personSchema,
+    /**
+     * Added 2026-12-01 (c), G1: on a prompt with a quorum, every approval counted, oldest first
+     * (an approval: the last is `resolvedBy`'s; a veto: those it overruled, maybe none).
+     */
+    approvals: z.array(approvalCountSchema).max(LIMITS.approvers).optional(),
   })
   .superRefine(checkOutputId);
 
+/**
+ * `already_answered` and `own_call` added 2026-12-01 (c), G1: a second click by one approver of
+ * a quorum, and the requester approving their own call under `separateApprover`.
+ */
 export const REJECTION_REASONS = [
   'wrong_requester',
   'option_unavailable',
   'prompt_expired',
   'persist_failed',
+  'already_answered',
+  'own_call',
 ] as const;
 
 export const toolInteractionRejectedSchema = z

@@ -1,5 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { OPTION_KEYS, type OptionKey, parseDuration, standardOptions } from '@tollgate/protocol';
+import {
+  isStorableIdentifier,
+  LIMITS,
+  MAX_QUORUM,
+  OPTION_KEYS,
+  type OptionKey,
+  type Person,
+  parseDuration,
+  standardOptions,
+} from '@tollgate/protocol';
 import { ConfigError } from '@tollgate/service-runtime';
 import { type Document, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -8,6 +17,7 @@ import {
   defaultToolPolicy,
   type OnDeadline,
   type PromptTimerPolicy,
+  type QuorumPolicy,
   type ToolPolicy,
   type ToolPolicyEntry,
 } from './tool-policy';
@@ -26,7 +36,13 @@ import type { ToolRegistry } from './tool-registry';
  *     deadline: 24h          # S22, optional: default no timeout
  *     remind: [1h, 8h]       # optional: thread replies mentioning the requester
  *     onDeadline: expire     # or deny; only with a deadline, default expire
+ *     quorum: 2              # G1, optional: distinct approvals needed (default 1)
+ *     approvers: [U01, { id: U02, name: Bob }]   # optional: who may approve (default anyone)
+ *     separateApprover: true # optional: the requester may deny but not approve their call
  * ```
+ *
+ * With a quorum above 1 or `separateApprover`, a prompt offers only approve_once and deny: a
+ * grant ("allow in this chat", "always allow") would let one person stand in for the quorum.
  *
  * The file is an allow-list: a tool it names that the registry lacks is an error, and a
  * registry tool it leaves out is refused by policy, as if listed with `mode: deny`.
@@ -47,6 +63,13 @@ const duration = z
     const parsed = parseDuration(text);
     return parsed.ok ? parsed.ms : 0;
   });
+
+/** A platform user id, or one with the name the tally shows ("waiting for Bob"). */
+const personId = z.string().min(1).max(200).refine(isStorableIdentifier);
+const approver = z.union(
+  [personId, z.strictObject({ id: personId, name: z.string().min(1).max(80).optional() })],
+  { error: (issue) => `must be a person id or { id, name }, not ${shown(issue.input)}` },
+);
 
 const entrySchema = z.strictObject(
   {
@@ -70,6 +93,20 @@ const entrySchema = z.strictObject(
       .enum(ON_DEADLINE, {
         error: (issue) => `must be ${oneOf(ON_DEADLINE)}, not ${shown(issue.input)}`,
       })
+      .optional(),
+    quorum: z
+      .number({ error: (issue) => `must be a whole number, not ${shown(issue.input)}` })
+      .int({ error: (issue) => `must be a whole number, not ${shown(issue.input)}` })
+      .min(1, { error: 'must be at least 1' })
+      .max(MAX_QUORUM, { error: `must be at most ${MAX_QUORUM}` })
+      .optional(),
+    approvers: z
+      .array(approver, { error: 'must be a list of person ids' })
+      .min(1, { error: 'must name at least one person' })
+      .max(LIMITS.approvers, { error: `must name at most ${LIMITS.approvers} persons` })
+      .optional(),
+    separateApprover: z
+      .boolean({ error: (issue) => `must be true or false, not ${shown(issue.input)}` })
       .optional(),
   },
   { error: 'must be a map with a mode and, optionally, options' },
@@ -212,6 +249,7 @@ function checkAgainstRegistry(
       });
     }
     problems.push(...timerProblems(name, entry));
+    problems.push(...quorumProblems(name, entry));
   }
   return problems;
 }
@@ -220,12 +258,14 @@ function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
   const entries = new Map<string, ToolPolicyEntry>();
   for (const tool of registry.list()) entries.set(tool.name, { mode: 'deny', options: [] });
   for (const [name, entry] of Object.entries(file.tools)) {
-    const keys: readonly OptionKey[] = entry.options ?? OPTION_KEYS;
+    const quorum = quorumOf(entry);
+    const keys: readonly OptionKey[] = entry.options ?? (quorum ? QUORUM_OPTIONS : OPTION_KEYS);
     const timers = timersOf(entry);
     entries.set(name, {
       mode: entry.mode,
       options: standardOptions(keys),
       ...(timers ? { timers } : {}),
+      ...(quorum ? { quorum } : {}),
     });
   }
   // An allow-list: an MCP tool the file does not name is refused like an unnamed built-in.
@@ -266,6 +306,64 @@ function timerProblems(
     }
   });
   return problems;
+}
+
+const QUORUM_OPTIONS: readonly OptionKey[] = ['approve_once', 'deny'];
+const GRANT_OPTIONS: readonly OptionKey[] = ['approve_session', 'approve_always'];
+
+/** G1: a quorum only means something on a prompt, and only one its approvers can reach. */
+function quorumProblems(
+  name: string,
+  entry: PolicyFile['tools'][string],
+): { path: PropertyKey[]; problem: string }[] {
+  const problems: { path: PropertyKey[]; problem: string }[] = [];
+  const at = (...path: PropertyKey[]) => ['tools', name, ...path];
+  if (entry.mode !== 'approval') {
+    for (const field of ['quorum', 'approvers', 'separateApprover'] as const) {
+      if (entry[field] !== undefined) {
+        problems.push({
+          path: at(field),
+          problem: `only applies to a tool whose mode is approval (this one is ${entry.mode})`,
+        });
+      }
+    }
+    return problems;
+  }
+  const ids = (entry.approvers ?? []).map((a) => (typeof a === 'string' ? a : a.id));
+  ids.forEach((id, index) => {
+    if (ids.indexOf(id) !== index) {
+      problems.push({ path: at('approvers', index), problem: `names ${id} twice` });
+    }
+  });
+  const required = entry.quorum ?? 1;
+  if (entry.approvers !== undefined && required > new Set(ids).size) {
+    problems.push({
+      path: at('quorum'),
+      problem: `needs ${required} distinct approvers but approvers names ${new Set(ids).size}`,
+    });
+  }
+  if (required > 1 || entry.separateApprover === true) {
+    (entry.options ?? []).forEach((key, index) => {
+      if (GRANT_OPTIONS.includes(key)) {
+        problems.push({
+          path: at('options', index),
+          problem: `cannot be offered with a quorum or separateApprover: a grant would let one person stand in for them`,
+        });
+      }
+    });
+  }
+  return problems;
+}
+
+function quorumOf(entry: PolicyFile['tools'][string]): QuorumPolicy | undefined {
+  const required = entry.quorum ?? 1;
+  const separateApprover = entry.separateApprover === true;
+  const approvers = entry.approvers?.map((a): Person =>
+    typeof a === 'string' ? { id: a } : { id: a.id, ...(a.name ? { displayName: a.name } : {}) },
+  );
+  // Named approvers alone change who answers, so they make a rule of their own even at 1.
+  if (required === 1 && !separateApprover && approvers === undefined) return undefined;
+  return { required, separateApprover, ...(approvers ? { approvers } : {}) };
 }
 
 function timersOf(entry: PolicyFile['tools'][string]): PromptTimerPolicy | undefined {

@@ -1,4 +1,4 @@
-import { type Option, type OptionKey, standardOptions } from '@tollgate/protocol';
+import { type Option, type OptionKey, type Person, standardOptions } from '@tollgate/protocol';
 
 export type ApprovalMode = 'auto' | 'approval' | 'deny';
 
@@ -17,11 +17,25 @@ export interface PromptTimerPolicy {
   readonly remindMs: readonly number[];
 }
 
+/**
+ * G1: the two-person rule and quorum. Absent, the requester's one answer decides (quorum 1,
+ * which is every tool's default).
+ */
+export interface QuorumPolicy {
+  /** Distinct approvals needed. */
+  readonly required: number;
+  /** Who may approve; absent: any member of the conversation. */
+  readonly approvers?: readonly Person[];
+  /** The person whose message asked may deny the call but not approve it. */
+  readonly separateApprover: boolean;
+}
+
 export interface ToolPolicyEntry {
   readonly mode: ApprovalMode;
   /** The options a prompt for this tool offers, in canonical order. */
   readonly options: readonly Option[];
   readonly timers?: PromptTimerPolicy;
+  readonly quorum?: QuorumPolicy;
 }
 
 export interface ToolPolicy {

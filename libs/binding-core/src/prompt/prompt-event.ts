@@ -18,6 +18,11 @@ export interface PromptTracked {
 export interface PromptRefreshed {
   readonly type: 'PendingApprovalPromptRefreshed';
   readonly seq: number;
+  /**
+   * G1: the request as it stands now, when the output carried one that changed (a tally):
+   * later edits render it, so an approval counted before stays shown.
+   */
+  readonly request?: ToolInteractionRequest;
 }
 
 export interface PromptCleared {

@@ -316,3 +316,56 @@ describe('prompt lifecycle decider (docs/architecture.md §4.1)', () => {
     expect([...kinds].sort()).toEqual(['drop', 'edit', 'notice', 'post', 'tombstone']);
   });
 });
+
+describe('G1 a tally on a prompt with a quorum', () => {
+  const quorumRequest = {
+    ...request,
+    quorum: { required: 2, approvals: [], waitingFor: [{ id: 'U_A' }, { id: 'U_B' }] },
+  };
+  const tallied = (seq: number) =>
+    anUpdate({
+      id: `${request.sessionId}:${seq}:0`,
+      seq,
+      status: 'Tallied',
+      request: {
+        ...quorumRequest,
+        quorum: {
+          required: 2,
+          approvals: [{ by: { id: 'U_A' }, at: '2026-12-01T17:00:00.000Z' }],
+          waitingFor: [{ id: 'U_B' }],
+        },
+      },
+    });
+
+  it('G1 edits the pending prompt in place, keeping its buttons, and remembers the tally', () => {
+    const state = given({ ...tracked, request: quorumRequest });
+    const { decision, then } = when(state, tallied(5));
+    expect(decision).toMatchObject({ kind: 'edit', view: { kind: 'pending' } });
+    expect(then).toMatchObject({ status: 'pending', lastSeq: 5 });
+    expect(then.status === 'pending' && then.request.quorum?.approvals).toHaveLength(1);
+  });
+
+  it('G1 a restart refresh after a tally shows the tally the refresh carries', () => {
+    const state = given({ ...tracked, request: quorumRequest });
+    const afterTally = when(state, tallied(5)).then;
+    const refresh = anUpdate({
+      id: `${request.sessionId}:7:0`,
+      seq: 7,
+      status: 'RefreshedAfterRestart',
+      request: tallied(5).request,
+    });
+    const { decision, then } = when(afterTally, refresh);
+    expect(decision).toMatchObject({ kind: 'edit', view: { kind: 'refreshed' } });
+    expect(decision.kind === 'edit' && decision.view.request.quorum?.approvals).toHaveLength(1);
+    expect(then.status === 'pending' && then.request.quorum?.approvals).toHaveLength(1);
+  });
+
+  it('G1 a tally for a prompt never shown posts it as it stands; a stale one is dropped', () => {
+    expect(when(UNTRACKED, tallied(5)).decision).toMatchObject({
+      kind: 'post',
+      view: { kind: 'pending' },
+    });
+    const state = when(given({ ...tracked, request: quorumRequest }), tallied(5)).then;
+    expect(decidePrompt(state, tallied(5))).toEqual({ kind: 'drop', reason: 'stale_seq' });
+  });
+});

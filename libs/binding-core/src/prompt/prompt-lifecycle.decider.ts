@@ -50,7 +50,11 @@ export function evolvePrompt(state: PromptState, event: PromptEvent): PromptStat
       };
     case 'PendingApprovalPromptRefreshed':
       if (state.status !== 'pending') throw new IllegalPromptTransition(state.status, event.type);
-      return { ...state, lastSeq: event.seq };
+      return {
+        ...state,
+        lastSeq: event.seq,
+        ...(event.request === undefined ? {} : { request: event.request }),
+      };
     case 'PendingApprovalPromptReposted':
       if (state.status !== 'pending') throw new IllegalPromptTransition(state.status, event.type);
       return { ...state, messageRef: event.messageRef };
@@ -98,6 +102,12 @@ function decideUntracked(output: OrderedCallOutput): PromptDecision {
     case 'ToolInteractionRequest':
       return { kind: 'post', seq: output.seq, view: { kind: 'pending', request: output } };
     case 'ToolInteractionUpdate':
+      if (output.status === 'Tallied') {
+        // G1: the first post missed (or lost); the tally's request shows the prompt as it is.
+        return output.request === undefined
+          ? drop('refresh_without_request')
+          : { kind: 'post', seq: output.seq, view: { kind: 'pending', request: output.request } };
+      }
       if (output.status !== 'RefreshedAfterRestart') {
         return tombstone(output.seq);
       }
@@ -138,13 +148,30 @@ function decidePendingUpdate(state: PendingState, update: ToolInteractionUpdate)
   const { request, messageRef } = state;
   const reason = update.reason === undefined ? {} : { reason: update.reason };
   switch (update.status) {
-    case 'RefreshedAfterRestart':
+    case 'RefreshedAfterRestart': {
+      // A refresh of a prompt with a quorum carries its tally as it stands: show that one.
+      const shown = update.request?.quorum === undefined ? request : update.request;
       return {
         kind: 'edit',
         messageRef,
-        view: { kind: 'refreshed', request },
-        event: { type: 'PendingApprovalPromptRefreshed', seq: update.seq },
+        view: { kind: 'refreshed', request: shown },
+        event: {
+          type: 'PendingApprovalPromptRefreshed',
+          seq: update.seq,
+          ...(shown === request ? {} : { request: shown }),
+        },
       };
+    }
+    case 'Tallied': {
+      // G1: an approval was counted; the buttons stay for the others.
+      const shown = update.request ?? request;
+      return {
+        kind: 'edit',
+        messageRef,
+        view: { kind: 'pending', request: shown },
+        event: { type: 'PendingApprovalPromptRefreshed', seq: update.seq, request: shown },
+      };
+    }
     case 'Abandoned':
       return {
         kind: 'edit',

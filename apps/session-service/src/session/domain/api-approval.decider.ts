@@ -43,6 +43,8 @@ const NOTICES: RejectionNotices = {
   option_unavailable: 'That option is not offered for this request.',
   prompt_expired: 'This request is no longer valid; nothing was decided.',
   persist_failed: 'Your answer could not be saved; please try again.',
+  already_answered: 'Your answer to this request is already counted; nothing changed.',
+  own_call: 'You asked for this, so someone else must approve it; you may still deny it.',
 };
 
 export async function decideApprovalRequest(

@@ -1,0 +1,110 @@
+import type { ApprovalCount, Person, Quorum } from '@tollgate/protocol';
+
+/**
+ * G1: the two-person rule and quorum, pure. A prompt with a quorum is decided by the tally, not
+ * by its first answer: each distinct approver's approval is counted until `required` are in;
+ * any deny ends it at once (a veto). The session keeps the state in its journal; this says what
+ * one answer does to it.
+ */
+
+export interface TallyRule {
+  /** Distinct approvals needed. */
+  readonly required: number;
+  /** Who may approve; absent: any member of the conversation. */
+  readonly approvers?: readonly Person[];
+  /** `separateApprover`: this person (who asked) may deny but not approve. */
+  readonly separateFrom?: Person;
+  /** Who may deny without being an approver: the person who asked may always withdraw. */
+  readonly requester?: Person;
+}
+
+export interface TallyState {
+  readonly rule: TallyRule;
+  readonly approvals: readonly ApprovalCount[];
+}
+
+export interface TallyAnswer {
+  readonly by: Person;
+  readonly approve: boolean;
+  readonly at: string;
+}
+
+/** Why an answer changes nothing; each is told privately to the person who gave it. */
+export type TallyRefusal =
+  /** Not among the approvers (and not the requester denying their own call). */
+  | 'wrong_requester'
+  /** The requester approving their own call under `separateApprover`. */
+  | 'own_call'
+  /** A second answer of someone already counted: neither a second approval nor a change of mind. */
+  | 'already_answered';
+
+export type TallyEvent =
+  | { readonly type: 'AnswerRefused'; readonly reason: TallyRefusal }
+  | { readonly type: 'ApprovalCounted'; readonly approval: ApprovalCount }
+  | { readonly type: 'QuorumReached'; readonly approvals: readonly ApprovalCount[] }
+  | {
+      readonly type: 'Vetoed';
+      readonly by: Person;
+      readonly at: string;
+      /** The approvals the veto overruled, maybe none. */
+      readonly approvals: readonly ApprovalCount[];
+    };
+
+export function decideTally(state: TallyState, answer: TallyAnswer): TallyEvent[] {
+  const { rule, approvals } = state;
+  const id = answer.by.id;
+  if (approvals.some((a) => a.by.id === id)) {
+    return [{ type: 'AnswerRefused', reason: 'already_answered' }];
+  }
+  const named = rule.approvers === undefined || rule.approvers.some((p) => p.id === id);
+  if (!answer.approve) {
+    // Who may approve may veto; the requester may always withdraw their own call.
+    return named || rule.requester?.id === id
+      ? [{ type: 'Vetoed', by: answer.by, at: answer.at, approvals }]
+      : [{ type: 'AnswerRefused', reason: 'wrong_requester' }];
+  }
+  if (rule.separateFrom?.id === id) return [{ type: 'AnswerRefused', reason: 'own_call' }];
+  if (!named) return [{ type: 'AnswerRefused', reason: 'wrong_requester' }];
+  const approval: ApprovalCount = { by: answer.by, at: answer.at };
+  const counted: TallyEvent = { type: 'ApprovalCounted', approval };
+  return approvals.length + 1 >= rule.required
+    ? [counted, { type: 'QuorumReached', approvals: [...approvals, approval] }]
+    : [counted];
+}
+
+export function evolveTally(state: TallyState, event: TallyEvent): TallyState {
+  return event.type === 'ApprovalCounted'
+    ? { ...state, approvals: [...state.approvals, event.approval] }
+    : state;
+}
+
+/** The tally as a prompt carries it (docs/protocol.md §9): what the binding renders. */
+export function quorumOf(state: TallyState): Quorum {
+  const { rule, approvals } = state;
+  const waitingFor = rule.approvers?.filter(
+    (p) => p.id !== rule.separateFrom?.id && !approvals.some((a) => a.by.id === p.id),
+  );
+  return {
+    required: rule.required,
+    approvals: [...approvals],
+    ...(waitingFor === undefined ? {} : { waitingFor }),
+    ...(rule.separateFrom === undefined ? {} : { separateFrom: rule.separateFrom }),
+  };
+}
+
+/** The rule and tally a prompt's `quorum` describes, with who else may answer it. */
+export function tallyOf(
+  quorum: Quorum,
+  approvers: readonly Person[] | undefined,
+  requester: Person,
+): TallyState {
+  return {
+    rule: {
+      required: quorum.required,
+      ...(approvers === undefined ? {} : { approvers }),
+      ...(quorum.separateFrom === undefined ? {} : { separateFrom: quorum.separateFrom }),
+      requester,
+    },
+    approvals: quorum.approvals,
+  };
+}
