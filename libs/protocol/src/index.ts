@@ -1,3 +1,5 @@
+export * from './argument-constraint';
+export * from './argument-scope';
 export * from './approval-commands.schema';
 export * from './approval-decided.schema';
 export * from './approval-ids';
