@@ -1,0 +1,64 @@
+import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
+import { type EntityManager, QueryFailedError } from 'typeorm';
+import { appendAuditFor } from '../audit/audit-append.hook';
+import { HISTORY_EVENT_TYPES, type HistorySource } from '../session/domain/provider-history';
+import type { JournaledEvent, SessionEvent } from '../session/domain/session-event';
+import { JournalConflict } from './decision-errors';
+
+/** A connection to read through: the pool, or the transaction a decision holds. */
+export type Queryable = Pick<EntityManager, 'query'>;
+
+/** Appends events of one or many sessions; a seq taken already is a JournalConflict. */
+export async function appendEvents(
+  manager: EntityManager,
+  events: readonly (JournaledEvent & { sessionId: string })[],
+): Promise<void> {
+  try {
+    await manager.query(
+      `INSERT INTO session_events (session_id, seq, type, data, occurred_at)
+       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::jsonb[], $5::timestamptz[])`,
+      [
+        events.map((e) => e.sessionId),
+        events.map((e) => e.seq),
+        events.map((e) => e.event.type),
+        // Chat text and tool results may hold U+0000 or lone surrogates: see toJsonbText.
+        events.map((e) => toJsonbText(e.event)),
+        events.map((e) => e.occurredAt),
+      ],
+    );
+  } catch (error) {
+    if (
+      error instanceof QueryFailedError &&
+      (error.driverError as { code?: string }).code === '23505'
+    ) {
+      throw new JournalConflict('a session was appended to concurrently');
+    }
+    throw error;
+  }
+  // G4: the audit entries commit with the events they describe, or not at all.
+  await appendAuditFor(manager, events);
+}
+
+/** The session's provider history through `throughSeq`, read through `connection`. */
+export function historySourceOf(connection: () => Queryable, sessionId: string): HistorySource {
+  return async (throughSeq) => {
+    const rows = await connection().query<{ seq: number; data: SessionEvent; occurred_at: Date }[]>(
+      `SELECT seq, data, occurred_at FROM session_events
+       WHERE session_id = $1 AND seq <= $2 AND type = ANY($3::text[]) ORDER BY seq`,
+      [sessionId, throughSeq, HISTORY_EVENT_TYPES],
+    );
+    return rows.map(journaled);
+  };
+}
+
+export function journaled(r: {
+  seq: number;
+  data: SessionEvent;
+  occurred_at: Date | string;
+}): JournaledEvent {
+  return {
+    seq: r.seq,
+    event: fromJsonbValue<SessionEvent>(r.data),
+    occurredAt: new Date(r.occurred_at).toISOString(),
+  };
+}

@@ -1,0 +1,58 @@
+import {
+  type ApprovalDecided,
+  type Output,
+  outputSubject,
+  type Subjects,
+} from '@tollgate/protocol';
+import type { EntityManager } from 'typeorm';
+
+/** Writes what a decision publishes into the `outbox` table, in the decision's transaction. */
+export class OutboxWriter {
+  constructor(
+    private readonly subjects: Subjects,
+    private readonly channel: string,
+  ) {}
+
+  /**
+   * Queues the outputs, and the approval API's decision events (A2), and wakes the relay
+   * (NOTIFY is delivered only if this commits). A decision's row id is its `Nats-Msg-Id`,
+   * `decision:<approvalId>`: one per approval, whatever retries the outbox makes.
+   */
+  async enqueue(
+    manager: EntityManager,
+    outputs: readonly Output[],
+    decisions: readonly ApprovalDecided[] = [],
+  ): Promise<void> {
+    const rows = [
+      ...outputs.map((o) => ({
+        id: o.id,
+        sessionId: o.sessionId,
+        subject: outputSubject(this.subjects, o),
+        payload: JSON.stringify(o),
+      })),
+      ...decisions.map((d) => ({
+        id: d.id,
+        sessionId: d.sessionId,
+        subject: this.subjects.decision(d.clientId, d.approvalId),
+        payload: JSON.stringify(d),
+      })),
+    ];
+    await manager.query(
+      `WITH queued AS (
+         INSERT INTO outbox (id, session_id, subject, payload)
+         SELECT o.id, o.session_id, o.subject, o.payload
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+           WITH ORDINALITY AS o(id, session_id, subject, payload, n)
+         ORDER BY o.n
+         ON CONFLICT (id) DO NOTHING)
+       SELECT pg_notify($5, '')`,
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.sessionId),
+        rows.map((r) => r.subject),
+        rows.map((r) => r.payload),
+        this.channel,
+      ],
+    );
+  }
+}
