@@ -6,6 +6,7 @@ import { DLQ_HEADERS } from './definitions';
 import { failureReason, PermanentFailure, TransientFailure } from './failures';
 import { JetStreamPublisher } from './jetstream-publisher';
 import { retryDelayMs } from './retry-delay';
+import { traceConsume } from './trace-consume';
 
 export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
 
@@ -524,11 +525,10 @@ export class ConsumerRunner {
     let deadline: NodeJS.Timeout | undefined;
     try {
       // Wrapped so a handler that throws synchronously is treated like one that rejects.
-      const handled = Promise.resolve().then(() =>
-        this.options.handler(
-          toDeliveredMessage(msg, touch, (waiting) => this.park(entry, waiting)),
-        ),
-      );
+      const handled = Promise.resolve().then(() => {
+        const delivered = toDeliveredMessage(msg, touch, (waiting) => this.park(entry, waiting));
+        return traceConsume(delivered, this.options.durable, this.options.handler);
+      });
       // `working()` keeps a hung handler's message alive for ever; past the deadline the
       // runner stops waiting. The handler itself cannot be cancelled, so its late result is
       // swallowed here and `settling` keeps it from touching the message again.

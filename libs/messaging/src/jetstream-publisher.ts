@@ -1,5 +1,6 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/nats-core';
+import { inSpan, injectTraceHeaders, SpanKind, tracingEnabled } from '@tollgate/telemetry';
 
 export interface PublishOptions {
   /** Becomes `Nats-Msg-Id`: a repeat within the stream's duplicate window is stored once. */
@@ -22,7 +23,32 @@ const encoder = new TextEncoder();
 export class JetStreamPublisher {
   constructor(private readonly js: JetStreamClient) {}
 
-  async publish(
+  publish(
+    subject: string,
+    payload: Uint8Array | object,
+    options: PublishOptions,
+  ): Promise<PublishReceipt> {
+    if (!tracingEnabled()) return this.send(subject, payload, options);
+    // The span is the message's parent: its consumer continues the trace from the header.
+    return inSpan(
+      `publish ${subject}`,
+      {
+        kind: SpanKind.PRODUCER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.destination.name': subject,
+          'messaging.message.id': options.msgId,
+        },
+      },
+      () => {
+        const headers = { ...options.headers };
+        injectTraceHeaders(headers);
+        return this.send(subject, payload, { ...options, headers });
+      },
+    );
+  }
+
+  private async send(
     subject: string,
     payload: Uint8Array | object,
     options: PublishOptions,

@@ -3,6 +3,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { MicroserviceOptions } from '@nestjs/microservices';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { startTelemetry, type Telemetry } from '@tollgate/telemetry';
 import type { Logger } from 'pino';
 import type { BaseConfig, ServiceName } from './base-config';
 import { ConfigError } from './config-error';
@@ -57,6 +58,15 @@ export async function bootstrapService<C extends BaseConfig>(
     process.exit(1);
   });
 
+  // Before the app is built: every span the service makes goes through the SDK started here.
+  let telemetry: Telemetry | undefined;
+  try {
+    telemetry = await startTelemetry(definition.service, process.env);
+  } catch (error) {
+    logger.error({ err: error }, 'tracing could not start; running without it');
+  }
+  if (telemetry !== undefined) logger.info('tracing on: exporting spans over OTLP/HTTP');
+
   const app = await NestFactory.create<NestExpressApplication>(
     definition.rootModule(config, logger),
     { logger: new PinoNestLogger(logger), rawBody: true, bodyParser: false },
@@ -93,17 +103,21 @@ export async function bootstrapService<C extends BaseConfig>(
       process.exit(1);
     }, config.TOLLGATE_DRAIN_MS + CLOSE_GRACE_MS);
     forced.unref();
-    app.close().then(
-      () => {
-        logger.info('stopped');
-        logger.flush();
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    app
+      .close()
+      // The last spans (the drain's) are exported before the process leaves.
+      .then(() => telemetry?.shutdown().catch(() => undefined))
+      .then(
+        () => {
+          logger.info('stopped');
+          logger.flush();
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
