@@ -1,6 +1,13 @@
 // MCP gateway figures (issue 21). Overhead per allowed call: the same `read_text_file` call
 // made straight to the published filesystem server (stdio) and through the gateway
 // (streamable HTTP, policy allow), p50/p99 at concurrency 1 and 16; target ≤ 2 ms p50 added.
+// Each path has one agent client and one upstream connection (a stdio pipe to one filesystem
+// server process), so the comparison is like for like. Beside the latencies it prints the CPU
+// each process spent per call (agent, gateway, upstream) and the same calls through the
+// gateway over stdio, which leaves out the agent's HTTP client: on a machine with fewer cores
+// than busy processes, a closed loop of 16 callers waits for the CPU all of them use per call
+// (Little's law), so at concurrency 16 the added p50 is about 16 × the added CPU per call
+// divided by the free cores, the agent's HTTP client's share included.
 // Held calls per GiB of RSS: calls to an `ask` tool held open by the gateway, measured from
 // the gateway process's RSS before and with them held. The approval API is a bare node:http
 // stub in this process that never decides (the gateway's side is what is measured). Runs the
@@ -48,12 +55,15 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function measure(client, name, concurrency) {
+/** Warms up, then makes CALLS calls from `concurrency` callers; latencies and CPU per call. */
+async function measure(client, name, concurrency, pids) {
   const samples = [];
   let next = 0;
   // Warm up: the first calls compile code paths on both sides.
   for (let i = 0; i < Math.min(20, CALLS); i += 1)
     await client.callTool({ name, arguments: { path: file } });
+  const cpuBefore = pids.map(cpuMs);
+  const ownBefore = process.cpuUsage();
   const worker = async () => {
     while (next < CALLS) {
       next += 1;
@@ -64,8 +74,14 @@ async function measure(client, name, concurrency) {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  const own = process.cpuUsage(ownBefore);
   samples.sort((a, b) => a - b);
-  return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  return {
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    agentCpu: (own.user + own.system) / 1000 / CALLS,
+    cpu: pids.map((pid, i) => (cpuMs(pid) - cpuBefore[i]) / CALLS),
+  };
 }
 
 function startGateway(config, port) {
@@ -113,42 +129,91 @@ const cpuMs = (pid) => {
 const rssMb = (pid) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
+/**
+ * The SDK's HTTP client hands its one long-lived AbortSignal to every fetch; undici hangs an
+ * abort listener on it per request and removes it only once that request is garbage-collected,
+ * so past 1,500 calls every call also prints a MaxListenersExceededWarning (a stack trace and a
+ * stderr write) in the agent's process. A signal of its own per request, following the
+ * transport's, keeps that agent-side cost out of what is measured as the gateway's.
+ */
+const fetchWithOwnSignal = (url, init) =>
+  fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+
 async function httpClient(port) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      fetch: fetchWithOwnSignal,
+    }),
+  );
   return client;
 }
+
+/** The process ids of a process's children (the gateway's upstream servers). */
+const childrenOf = (pid) =>
+  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
 
 const children = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 // 1. Overhead per allowed call.
+const allowConfig = `servers:\n  fs: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(dir)}] }\npolicy: { default: allow }\n`;
+const directTransport = new StdioClientTransport({
+  command: process.execPath,
+  args: [FS_SERVER, dir],
+  stderr: 'ignore',
+});
 const direct = new Client({ name: 'bench', version: '1.0.0' });
-await direct.connect(
-  new StdioClientTransport({ command: process.execPath, args: [FS_SERVER, dir], stderr: 'ignore' }),
-);
+await direct.connect(directTransport);
 const allowPort = await freePort();
-const allowGateway = startGateway(
-  `servers:\n  fs: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(dir)}] }\npolicy: { default: allow }\n`,
-  allowPort,
-);
+const allowGateway = startGateway(allowConfig, allowPort);
 children.push(allowGateway);
 await untilReady(allowPort);
-const through = await httpClient(allowPort);
-console.log(`allowed call overhead (${CALLS} calls of fs read_text_file each):`);
+const [allowUpstream] = childrenOf(allowGateway.pid);
+writeFileSync(join(dir, 'gateway-stdio.yaml'), allowConfig);
+const stdioGatewayTransport = new StdioClientTransport({
+  command: process.execPath,
+  args: [GATEWAY, '--stdio', '--config', join(dir, 'gateway-stdio.yaml')],
+  env: { PATH: process.env.PATH, LOG_LEVEL: 'warn' },
+  stderr: 'inherit',
+});
+const throughStdio = new Client({ name: 'bench', version: '1.0.0' });
+await throughStdio.connect(stdioGatewayTransport);
+const [stdioUpstream] = childrenOf(stdioGatewayTransport.pid);
+const ms = (value) => `${value.toFixed(2)} ms`;
+console.log(
+  `allowed call overhead (${CALLS} calls of fs read_text_file each; one agent client and one upstream connection on each path):`,
+);
 for (const concurrency of [1, 16]) {
-  const straight = await measure(direct, 'read_text_file', concurrency);
-  const cpuBefore = cpuMs(allowGateway.pid);
-  const gateway = await measure(through, 'fs__read_text_file', concurrency);
-  const cpuPerCall = (cpuMs(allowGateway.pid) - cpuBefore) / (CALLS + Math.min(20, CALLS));
+  const straight = await measure(direct, 'read_text_file', concurrency, [directTransport.pid]);
+  // A client per run: its count of calls, not the previous run's, is what it carries.
+  const through = await httpClient(allowPort);
+  const gateway = await measure(through, 'fs__read_text_file', concurrency, [
+    allowGateway.pid,
+    allowUpstream,
+  ]);
+  await through.close();
+  const overStdio = await measure(throughStdio, 'fs__read_text_file', concurrency, [
+    stdioGatewayTransport.pid,
+    stdioUpstream,
+  ]);
   console.log(
-    `  concurrency ${concurrency}: direct p50 ${straight.p50.toFixed(2)} ms, p99 ${straight.p99.toFixed(2)} ms; ` +
-      `through the gateway p50 ${gateway.p50.toFixed(2)} ms, p99 ${gateway.p99.toFixed(2)} ms; ` +
-      `added p50 ${(gateway.p50 - straight.p50).toFixed(2)} ms, p99 ${(gateway.p99 - straight.p99).toFixed(2)} ms; ` +
-      `gateway CPU ${cpuPerCall.toFixed(2)} ms per call`,
+    `  concurrency ${concurrency}: direct p50 ${ms(straight.p50)}, p99 ${ms(straight.p99)}; ` +
+      `through the gateway p50 ${ms(gateway.p50)}, p99 ${ms(gateway.p99)}; ` +
+      `added p50 ${ms(gateway.p50 - straight.p50)}, p99 ${ms(gateway.p99 - straight.p99)}; ` +
+      `gateway CPU ${gateway.cpu[0].toFixed(2)} ms per call`,
+  );
+  console.log(
+    `    CPU per call: direct: agent ${ms(straight.agentCpu)}, upstream ${ms(straight.cpu[0])}; ` +
+      `through the gateway: agent (HTTP client) ${ms(gateway.agentCpu)}, gateway ${ms(gateway.cpu[0])}, upstream ${ms(gateway.cpu[1])}`,
+  );
+  console.log(
+    `    through the gateway over stdio (no HTTP client): p50 ${ms(overStdio.p50)}, p99 ${ms(overStdio.p99)}; ` +
+      `added p50 ${ms(overStdio.p50 - straight.p50)}, p99 ${ms(overStdio.p99 - straight.p99)}; ` +
+      `gateway CPU ${ms(overStdio.cpu[0])} per call`,
   );
 }
-await through.close();
+await throughStdio.close();
 await direct.close();
 
 // 2. Held calls per GiB of RSS.

@@ -42,10 +42,9 @@ export function createHttpServer(
       return;
     }
     if (path !== '/mcp') return json(res, 404, { error: 'not_found', message: 'no such endpoint' });
-    let body: string | undefined;
     let parsed: unknown;
     if (req.method === 'POST') {
-      body = await readBody(req, BODY_LIMIT);
+      const body = await readBody(req, BODY_LIMIT);
       if (body === undefined) return rpcError(res, 413, -32600, 'request body too large');
       try {
         parsed = JSON.parse(body);
@@ -53,7 +52,7 @@ export function createHttpServer(
         return rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
       }
     }
-    await sendWebResponse(await sessions.handle(toWebRequest(req, body), parsed), res);
+    await sendWebResponse(await sessions.handle(toWebRequest(req), parsed), res);
   };
   return createServer((req, res) => {
     route(req, res).catch((error: unknown) => {

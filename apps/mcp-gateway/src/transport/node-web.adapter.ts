@@ -1,7 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** The node request as a Web Request, for the SDK's web-standard transport. */
-export function toWebRequest(req: IncomingMessage, body: string | undefined): Request {
+/**
+ * The node request as a Web Request, for the SDK's web-standard transport. Without its body:
+ * the gateway reads and parses a POST's body itself and hands the transport the parsed value,
+ * and a body here would cost every call a web stream nothing reads.
+ */
+export function toWebRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
@@ -10,9 +14,15 @@ export function toWebRequest(req: IncomingMessage, body: string | undefined): Re
   return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
     method: req.method,
     headers,
-    body: body === undefined || req.method === 'GET' || req.method === 'HEAD' ? undefined : body,
   });
 }
+
+/**
+ * A stream with nothing to send this long gets its status line alone. Node holds the status
+ * line back until the first body byte, and a GET's standalone SSE stream, or a held call
+ * without progress, may carry none for minutes: its agent would wait that long for 200.
+ */
+const LONE_STATUS_AFTER_MS = 100;
 
 /** Streams a Web Response (an SSE stream included) to the node response as it is produced. */
 export async function sendWebResponse(response: Response, res: ServerResponse): Promise<void> {
@@ -25,9 +35,10 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
     res.end();
     return;
   }
-  // Node holds the status line back until the first body byte; an SSE stream (a GET's
-  // standalone stream) may carry none for minutes, and its agent would wait that long for 200.
-  res.flushHeaders();
+  // Most answers are ready sooner: status line, event and end then leave in one write, one
+  // packet for the agent to wake up for instead of three.
+  const loneStatus = setTimeout(() => res.flushHeaders(), LONE_STATUS_AFTER_MS);
+  let corked = false;
   const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   // A client that goes away cancels the stream, which the transport sees and cleans up after.
   res.once('close', () => void reader.cancel().catch(() => undefined));
@@ -35,11 +46,24 @@ export async function sendWebResponse(response: Response, res: ServerResponse): 
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      clearTimeout(loneStatus);
+      if (!corked) {
+        // Held until the microtasks have run: an answer's stream closes right after its event.
+        res.cork();
+        corked = true;
+        setImmediate(() => {
+          if (!corked) return;
+          corked = false;
+          res.uncork();
+        });
+      }
       res.write(value);
     }
   } catch {
     // Cancelled because the client left: nothing more to send.
   }
+  clearTimeout(loneStatus);
+  corked = false; // end() uncorks the connection fully
   res.end();
 }
 
