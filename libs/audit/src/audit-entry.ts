@@ -5,6 +5,8 @@ export const AUDIT_KINDS = [
   'request',
   'reminder',
   'answer',
+  /** G2: an approver edited the arguments before approving; `argumentsHash` is what runs. */
+  'edit',
   'refusal',
   'grant_given',
   'grant_used',

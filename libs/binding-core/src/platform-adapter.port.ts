@@ -1,4 +1,5 @@
 import type {
+  ArgumentsEdit,
   Conversation,
   Person,
   Platform,
@@ -39,6 +40,8 @@ export type PromptView =
       readonly optionKey: string;
       readonly label: string;
       readonly resolvedBy: Person;
+      /** G2: approved with edited arguments: shown as `name: from → to` lines. */
+      readonly edit?: ArgumentsEdit;
     }
   | {
       readonly kind: 'abandoned';

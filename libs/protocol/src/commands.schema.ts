@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { approvalCancelSchema, approvalRequestSchema } from './approval-commands.schema';
+import { argumentEditsSchema, EDIT_OPTION_KEY } from './argument-edit.schema';
 import { agentSchema, callIdSchema, commandEnvelopeFields } from './envelope.schema';
 import { LIMITS } from './limits';
 import { personSchema } from './person.schema';
@@ -25,23 +26,33 @@ export const joinSessionSchema = z.strictObject({
   ...commandEnvelopeFields,
 });
 
-export const toolInteractionResponseSchema = z.strictObject({
-  type: z.literal('ToolInteractionResponse'),
-  ...commandEnvelopeFields,
-  callId: callIdSchema,
-  // Any key, not just the standard ones: a key the prompt did not offer is answered with
-  // `Rejected{option_unavailable}` by the session, never dead-lettered (docs/protocol.md §4).
-  optionKey: storableIdentifier().min(1).max(LIMITS.optionKey),
-  sender: personSchema,
-  promptRef: storableIdentifier().min(1).optional(),
-  /** The answered prompt was a sub-agent's: echoed from its `Request` (added 2026-12-01). */
-  agent: agentSchema.optional(),
-  /**
-   * Added 2026-12-01 (b): `text` when the answer was typed rather than clicked (§1.3), so an
-   * approval's decision can say how it was given; absent means a click.
-   */
-  via: z.literal('text').optional(),
-});
+export const toolInteractionResponseSchema = z
+  .strictObject({
+    type: z.literal('ToolInteractionResponse'),
+    ...commandEnvelopeFields,
+    callId: callIdSchema,
+    // Any key, not just the standard ones: a key the prompt did not offer is answered with
+    // `Rejected{option_unavailable}` by the session, never dead-lettered (docs/protocol.md §4).
+    optionKey: storableIdentifier().min(1).max(LIMITS.optionKey),
+    sender: personSchema,
+    promptRef: storableIdentifier().min(1).optional(),
+    /** The answered prompt was a sub-agent's: echoed from its `Request` (added 2026-12-01). */
+    agent: agentSchema.optional(),
+    /**
+     * Added 2026-12-01 (b): `text` when the answer was typed rather than clicked (§1.3), so an
+     * approval's decision can say how it was given; absent means a click.
+     */
+    via: z.literal('text').optional(),
+    /**
+     * G2: the texts the approver typed into the prompt's edit form, per editable argument; the
+     * session checks them against the prompt's constraints. Only with `approve_once`.
+     */
+    edits: argumentEditsSchema.optional(),
+  })
+  .refine((response) => response.edits === undefined || response.optionKey === EDIT_OPTION_KEY, {
+    path: ['optionKey'],
+    message: `must be ${EDIT_OPTION_KEY} with edits`,
+  });
 
 /**
  * A binding could never show a prompt (the platform refused its `Request` for good): the

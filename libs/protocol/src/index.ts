@@ -1,4 +1,5 @@
 export * from './argument-constraint';
+export * from './argument-edit.schema';
 export * from './argument-scope';
 export * from './approval-commands.schema';
 export * from './approval-decided.schema';

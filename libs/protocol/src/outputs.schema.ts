@@ -5,6 +5,7 @@ import {
   journaledOutputEnvelopeFields,
   unorderedOutputEnvelopeFields,
 } from './envelope.schema';
+import { argumentsEditSchema, editableArgumentsSchema } from './argument-edit.schema';
 import { LIMITS } from './limits';
 import { optionKeySchema, optionSchema } from './option.schema';
 import { personSchema } from './person.schema';
@@ -36,6 +37,11 @@ export const toolInteractionRequestSchema = z
      * quorum, or `separateApprover`), with the tally so far. Absent: the first answer decides.
      */
     quorum: quorumSchema.optional(),
+    /**
+     * G2: the arguments the approver may edit before approving ("Edit & approve"), each with its
+     * current value and the constraint an edit must stay inside. Absent: no edit is offered.
+     */
+    editable: editableArgumentsSchema.optional(),
     // A prompt without buttons could never be answered, and a key offered twice would make
     // the label of a `Resolved` ambiguous.
     options: z
@@ -115,6 +121,8 @@ export const toolInteractionResolvedSchema = z
      * (an approval: the last is `resolvedBy`'s; a veto: those it overruled, maybe none).
      */
     approvals: z.array(approvalCountSchema).max(LIMITS.approvers).optional(),
+    /** G2: approved with edited arguments (by `resolvedBy`): what changed, and their hash. */
+    edit: argumentsEditSchema.optional(),
   })
   .superRefine(checkOutputId);
 
@@ -129,6 +137,8 @@ export const REJECTION_REASONS = [
   'persist_failed',
   'already_answered',
   'own_call',
+  /** G2: an edit that is not allowed (an argument not editable, or outside its constraint). */
+  'edit_refused',
 ] as const;
 
 export const toolInteractionRejectedSchema = z

@@ -87,6 +87,48 @@ describe('G4 audit entries of journal events', () => {
     });
   });
 
+  it('G2 an edited approval is an answer and an edit bound to the hash of what runs', () => {
+    const hash = argumentsHashOf('{"path":"/srv/a/tmp"}');
+    const entries = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolApprovalResolved',
+        commandId: 'view-1',
+        callId: 'c1',
+        optionKey: 'approve_once',
+        label: 'Approve once',
+        approved: true,
+        resolvedBy: alice,
+        edit: {
+          arguments: '{"path":"/srv/a/tmp"}',
+          argumentsHash: hash,
+          changes: [{ name: 'path', from: '/srv/a', to: '/srv/a/tmp' }],
+        },
+      }),
+    );
+    expect(entries.map((e) => [e.kind, e.who, e.argumentsHash])).toEqual([
+      ['answer', alice, null],
+      ['edit', alice, hash],
+    ]);
+    expect(entries[1]?.detail).toEqual({ seq: 7, commandId: 'view-1', changed: ['path'] });
+    const [refusal] = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolApprovalRefused',
+        commandId: 'view-2',
+        callId: 'c1',
+        optionKey: 'approve_once',
+        sender: alice,
+        reason: 'edit_refused',
+        detail: { argument: 'path', code: 'outside_prefix' },
+      }),
+    );
+    expect(refusal?.detail).toMatchObject({
+      reason: 'edit_refused',
+      edit: { argument: 'path', code: 'outside_prefix' },
+    });
+  });
+
   it('G4 an API decision through a grant is a grant used, with its approver and arguments', () => {
     const base = {
       commandId: 'cmd',

@@ -80,6 +80,22 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
           approved: event.approved,
         },
       });
+      if (event.edit !== undefined) {
+        // G2: the edit is its own step, bound to the hash of the arguments that will run;
+        // the values stay in the journal, the trail names which arguments changed.
+        return [
+          answer,
+          entry('edit', {
+            callId: event.callId,
+            who: whoOf(event.resolvedBy),
+            argumentsHash: event.edit.argumentsHash,
+            detail: {
+              commandId: event.commandId,
+              changed: event.edit.changes.map((c) => c.name),
+            },
+          }),
+        ];
+      }
       const scope = GRANT_SCOPES[event.optionKey];
       if (scope === undefined || !event.approved) return [answer];
       return [
@@ -96,7 +112,12 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
         entry('refusal', {
           callId: event.callId,
           who: whoOf(event.sender),
-          detail: { commandId: event.commandId, option: event.optionKey, reason: event.reason },
+          detail: {
+            commandId: event.commandId,
+            option: event.optionKey,
+            reason: event.reason,
+            ...(event.detail === undefined ? {} : { edit: event.detail }),
+          },
         }),
       ];
     case 'ToolExecutionStarted':

@@ -6,6 +6,8 @@ import {
   OPTION_KEYS,
   type OptionKey,
   type Person,
+  MAX_EDITABLE_ARGUMENTS,
+  parseArgumentConstraint,
   parseDuration,
   standardOptions,
 } from '@tollgate/protocol';
@@ -39,6 +41,9 @@ import type { ToolRegistry } from './tool-registry';
  *     quorum: 2              # G1, optional: distinct approvals needed (default 1)
  *     approvers: [U01, { id: U02, name: Bob }]   # optional: who may approve (default anyone)
  *     separateApprover: true # optional: the requester may deny but not approve their call
+ *     editable:              # G2, optional: "Edit & approve", each argument inside its constraint
+ *       path: { prefix: /srv/notes }
+ *       mode: { enum: [read, append] }
  * ```
  *
  * With a quorum above 1 or `separateApprover`, a prompt offers only approve_once and deny: a
@@ -70,6 +75,10 @@ const approver = z.union(
   [personId, z.strictObject({ id: personId, name: z.string().min(1).max(80).optional() })],
   { error: (issue) => `must be a person id or { id, name }, not ${shown(issue.input)}` },
 );
+const constraint = z.unknown().superRefine((raw, ctx) => {
+  const parsed = parseArgumentConstraint(raw);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem });
+});
 
 const entrySchema = z.strictObject(
   {
@@ -107,6 +116,11 @@ const entrySchema = z.strictObject(
       .optional(),
     separateApprover: z
       .boolean({ error: (issue) => `must be true or false, not ${shown(issue.input)}` })
+      .optional(),
+    editable: z
+      .record(z.string(), constraint, {
+        error: 'must map each editable argument to its constraint',
+      })
       .optional(),
   },
   { error: 'must be a map with a mode and, optionally, options' },
@@ -248,10 +262,49 @@ function checkAgainstRegistry(
         problem: 'must offer at least one option when the mode is approval',
       });
     }
-    problems.push(...timerProblems(name, entry));
     problems.push(...quorumProblems(name, entry));
+    problems.push(...timerProblems(name, entry), ...editableProblems(name, entry));
   }
   return problems;
+}
+
+/** G2: an edit approves once, so only a prompt that offers "Approve once" may offer one. */
+function editableProblems(
+  name: string,
+  entry: PolicyFile['tools'][string],
+): { path: PropertyKey[]; problem: string }[] {
+  if (entry.editable === undefined) return [];
+  const at = ['tools', name, 'editable'];
+  const count = Object.keys(entry.editable).length;
+  if (entry.mode !== 'approval') {
+    return [
+      {
+        path: at,
+        problem: `only applies to a tool whose mode is approval (this one is ${entry.mode})`,
+      },
+    ];
+  }
+  if ((entry.quorum ?? 1) > 1 || entry.separateApprover === true) {
+    // One approver's edit would stand in for the others' approval of other arguments.
+    return [{ path: at, problem: 'cannot be combined with a quorum or separateApprover' }];
+  }
+  if (entry.options !== undefined && !entry.options.includes('approve_once')) {
+    return [{ path: at, problem: 'needs approve_once among the options (an edit approves once)' }];
+  }
+  if (count === 0 || count > MAX_EDITABLE_ARGUMENTS) {
+    return [
+      { path: at, problem: `must name 1 to ${MAX_EDITABLE_ARGUMENTS} arguments, not ${count}` },
+    ];
+  }
+  return [];
+}
+
+function editableOf(entry: PolicyFile['tools'][string]): ToolPolicyEntry['editable'] {
+  if (entry.editable === undefined) return undefined;
+  return Object.entries(entry.editable).flatMap(([name, raw]) => {
+    const parsed = parseArgumentConstraint(raw);
+    return parsed.ok ? [{ name, constraint: parsed.constraint }] : [];
+  });
 }
 
 function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
@@ -261,11 +314,13 @@ function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
     const quorum = quorumOf(entry);
     const keys: readonly OptionKey[] = entry.options ?? (quorum ? QUORUM_OPTIONS : OPTION_KEYS);
     const timers = timersOf(entry);
+    const editable = editableOf(entry);
     entries.set(name, {
       mode: entry.mode,
       options: standardOptions(keys),
       ...(timers ? { timers } : {}),
       ...(quorum ? { quorum } : {}),
+      ...(editable ? { editable } : {}),
     });
   }
   // An allow-list: an MCP tool the file does not name is refused like an unnamed built-in.

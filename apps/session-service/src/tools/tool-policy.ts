@@ -1,4 +1,10 @@
-import { type Option, type OptionKey, type Person, standardOptions } from '@tollgate/protocol';
+import {
+  type ArgumentConstraint,
+  type Option,
+  type OptionKey,
+  type Person,
+  standardOptions,
+} from '@tollgate/protocol';
 
 export type ApprovalMode = 'auto' | 'approval' | 'deny';
 
@@ -36,6 +42,16 @@ export interface ToolPolicyEntry {
   readonly options: readonly Option[];
   readonly timers?: PromptTimerPolicy;
   readonly quorum?: QuorumPolicy;
+  /**
+   * G2: the arguments an approver may edit before approving once, each only inside its
+   * constraint. Absent: no "Edit & approve".
+   */
+  readonly editable?: readonly EditablePolicy[];
+}
+
+export interface EditablePolicy {
+  readonly name: string;
+  readonly constraint: ArgumentConstraint;
 }
 
 export interface ToolPolicy {

@@ -1,4 +1,4 @@
-import type { Person, ToolInteractionRequest } from '@tollgate/protocol';
+import type { ArgumentsEdit, Person, ToolInteractionRequest } from '@tollgate/protocol';
 import type { MessageRef } from '../platform-adapter.port';
 import type { ClearedOutcome } from './prompt-state';
 
@@ -36,6 +36,7 @@ export interface PromptCleared {
     readonly optionKey: string;
     readonly label: string;
     readonly resolvedBy: Person;
+    readonly edit?: ArgumentsEdit;
   };
 }
 

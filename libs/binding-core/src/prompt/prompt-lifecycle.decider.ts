@@ -138,6 +138,7 @@ function decidePending(state: PendingState, output: OrderedCallOutput): PromptDe
           optionKey: output.optionKey,
           label: output.label,
           resolvedBy: output.resolvedBy,
+          ...(output.edit === undefined ? {} : { edit: output.edit }),
         },
         event: resolvedEvent(output),
       };
@@ -229,6 +230,7 @@ function resolvedEvent(resolved: ToolInteractionResolved): PromptCleared {
       optionKey: resolved.optionKey,
       label: resolved.label,
       resolvedBy: resolved.resolvedBy,
+      ...(resolved.edit === undefined ? {} : { edit: resolved.edit }),
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { ToolInteractionRequest } from '@tollgate/protocol';
+import type { PromptView } from '../platform-adapter.port';
 import { promptStatusLine, type StatusMarkup } from './prompt-status';
 
 const markup: StatusMarkup = {
@@ -25,6 +26,23 @@ describe('promptStatusLine', () => {
       resolvedBy: { id: 'U1' },
     } as const;
     expect(promptStatusLine(view, markup)).toBe('*Deny &lt;now>* by @U1');
+  });
+
+  it('G2 shows an edited approval as a diff, line by line, with who made it', () => {
+    const view: PromptView = {
+      kind: 'resolved',
+      request,
+      optionKey: 'approve_once',
+      label: 'Approve once',
+      resolvedBy: { id: 'U1' },
+      edit: {
+        changes: [{ name: 'path', from: '/srv/a', to: '/srv/a/<tmp>' }],
+        argumentsHash: `sha256:${'0'.repeat(64)}`,
+      },
+    };
+    expect(promptStatusLine(view, markup)).toBe(
+      '*Approve once* by @U1, with edited arguments:\n• path: /srv/a → /srv/a/&lt;tmp>',
+    );
   });
 
   it('keeps only the part of the reason the banner does not already say', () => {

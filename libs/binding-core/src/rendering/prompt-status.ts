@@ -19,8 +19,17 @@ export function promptStatusLine(view: PromptView, markup: StatusMarkup): string
       return undefined;
     case 'refreshed':
       return ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
-    case 'resolved':
-      return `${markup.bold(markup.escape(view.label))} by ${markup.mention(view.resolvedBy)}`;
+    case 'resolved': {
+      const decided = `${markup.bold(markup.escape(view.label))} by ${markup.mention(view.resolvedBy)}`;
+      if (view.edit === undefined) return decided;
+      // G2: the change is shown with who made it, so the thread says what actually ran.
+      const changes = view.edit.changes.map(
+        (c) => `\n• ${markup.escape(c.name)}: ${markup.escape(c.from)} → ${markup.escape(c.to)}`,
+      );
+      return changes.length === 0
+        ? `${decided}, edited with no change`
+        : `${decided}, with edited arguments:${changes.join('')}`;
+    }
     case 'abandoned':
       // A2: the agent withdrew its own request; nothing superseded it.
       if (view.reason === WITHDRAWN_BY_AGENT) return `:no_entry_sign: ${WITHDRAWN_BY_AGENT}.`;

@@ -26,7 +26,7 @@ import {
   type SessionState,
 } from './session-state';
 import { hasOwnEntry, ownEntry } from './own-entry';
-import { expiredUpdate, refuse, rejection, type RejectionNotices } from './rejection';
+import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
 
 /**
  * A2: the approval API's approvals, decided in their agent session (docs/protocol.md,
@@ -45,6 +45,7 @@ const NOTICES: RejectionNotices = {
   persist_failed: 'Your answer could not be saved; please try again.',
   already_answered: 'Your answer to this request is already counted; nothing changed.',
   own_call: 'You asked for this, so someone else must approve it; you may still deny it.',
+  edit_refused: 'That edit is not allowed; nothing was decided.',
 };
 
 export async function decideApprovalRequest(
@@ -175,6 +176,16 @@ export function decideApiResponse(
   const option = request.options.find((o) => o.key === command.optionKey);
   if (!option) {
     refuseApi(recorder, command, 'option_unavailable');
+    return;
+  }
+  if (command.edits !== undefined) {
+    // An API prompt offers no edit: its arguments are the agent's, run by the agent.
+    refuseEdit(
+      recorder,
+      command,
+      { code: 'not_offered', text: 'This request cannot be edited; nothing was decided.' },
+      { conversation: [command.conversation] },
+    );
     return;
   }
   const { sender } = command;

@@ -25,6 +25,8 @@ export interface ApprovalDecision {
   readonly callId: string;
   readonly optionKey: string;
   readonly approved: boolean;
+  /** G2: the arguments an approver edited the call to (a JSON text); absent: as asked. */
+  readonly arguments?: string;
 }
 
 export interface Batch {

@@ -54,3 +54,39 @@ export function refuse(
     options,
   );
 }
+
+/**
+ * G2: an edit outside what the prompt allows. The approver alone learns which argument and why;
+ * the prompt stays pending and answerable, and nothing runs.
+ */
+export function refuseEdit(
+  recorder: SessionRecorder,
+  command: ToolInteractionResponse,
+  refusal: { readonly code: string; readonly argument?: string; readonly text: string },
+  options: RecordOptions = {},
+): void {
+  recorder.record(
+    {
+      type: 'ToolApprovalRefused',
+      commandId: command.id,
+      callId: command.callId,
+      optionKey: command.optionKey,
+      sender: command.sender,
+      reason: 'edit_refused',
+      detail: {
+        code: refusal.code,
+        ...(refusal.argument === undefined ? {} : { argument: refusal.argument }),
+      },
+    },
+    [
+      {
+        type: 'ToolInteractionRejected',
+        callId: command.callId,
+        sender: command.sender,
+        reason: 'edit_refused',
+        text: refusal.text,
+      },
+    ],
+    options,
+  );
+}

@@ -1,4 +1,5 @@
 import type {
+  ArgumentChange,
   ApprovalDecision,
   ApprovalStatus,
   Conversation,
@@ -96,6 +97,8 @@ export type SessionEvent =
       readonly label: string;
       readonly approved: boolean;
       readonly resolvedBy: Person;
+      /** G2: approved with edited arguments; the call runs with exactly these. */
+      readonly edit?: ApprovalEdit;
     }
   | {
       readonly type: 'ToolApprovalRefused';
@@ -104,6 +107,8 @@ export type SessionEvent =
       readonly optionKey: string;
       readonly sender: Person;
       readonly reason: RejectionReason;
+      /** G2: for `edit_refused`, the argument at fault and why (a constraint's code). */
+      readonly detail?: { readonly argument?: string; readonly code: string };
     }
   | { readonly type: 'ToolExecutionStarted'; readonly callId: string; readonly toolName: string }
   | {
@@ -193,6 +198,14 @@ export type SessionEvent =
     };
 
 export type SessionEventType = SessionEvent['type'];
+
+/** G2: what an approver's edit made of a call's arguments, bound to their hash. */
+export interface ApprovalEdit {
+  /** The arguments to run, whole, as a JSON text (the form `ToolCall.arguments` has). */
+  readonly arguments: string;
+  readonly argumentsHash: string;
+  readonly changes: readonly ArgumentChange[];
+}
 
 /** S22: a prompt's timers, as ISO instants. */
 export interface PromptTimers {

@@ -204,6 +204,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
         callId: event.callId,
         optionKey: event.optionKey,
         approved: event.approved,
+        ...(event.edit === undefined ? {} : { arguments: event.edit.arguments }),
       });
       // The last sibling's answer starts the redrive (docs/architecture.md §3.3).
       const turn = hasUnresolvedBatch(resolved) ? resolved : beginRedrive(resolved);

@@ -1,5 +1,6 @@
 import {
   type JoinSession,
+  type JsonObject,
   type Person,
   principalOf,
   type ToolInteractionRequest,
@@ -20,7 +21,9 @@ import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SessionState } from './session-state';
 import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
 import { ownEntry } from './own-entry';
-import { expiredUpdate, refuse, rejection, type RejectionNotices } from './rejection';
+import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
+import { decideEdit } from './argument-edit.decider';
+import type { ApprovalEdit } from './session-event';
 
 /**
  * The session's decisions, one per command (docs/architecture.md §3.3–3.4). Each reads the state
@@ -92,6 +95,22 @@ export async function decideResponse(
     refuse(recorder, command, 'option_unavailable', NOTICES);
     return;
   }
+  let edit: ApprovalEdit | undefined;
+  if (command.edits !== undefined) {
+    const decided = decideEdit(
+      { editable: request.editable, arguments: callArguments(state, command.callId) ?? {} },
+      command.edits,
+    );
+    if (decided.kind === 'refused') {
+      refuseEdit(recorder, command, decided);
+      return;
+    }
+    edit = {
+      arguments: JSON.stringify(decided.arguments),
+      argumentsHash: decided.argumentsHash,
+      changes: decided.changes,
+    };
+  }
   recorder.record(
     {
       type: 'ToolApprovalResolved',
@@ -101,6 +120,7 @@ export async function decideResponse(
       label: option.label,
       approved: option.key !== 'deny',
       resolvedBy: command.sender,
+      ...(edit === undefined ? {} : { edit }),
     },
     [
       {
@@ -109,6 +129,9 @@ export async function decideResponse(
         optionKey: option.key,
         label: option.label,
         resolvedBy: command.sender,
+        ...(edit === undefined
+          ? {}
+          : { edit: { changes: [...edit.changes], argumentsHash: edit.argumentsHash } }),
       },
     ],
   );
@@ -196,7 +219,22 @@ const NOTICES: RejectionNotices = {
   persist_failed: 'Your answer could not be saved; please try again.',
   already_answered: 'Your answer to this request is already counted; nothing changed.',
   own_call: 'You asked for this, so someone else must approve it; you may still deny it.',
+  edit_refused: 'That edit is not allowed; nothing was run.',
 };
+
+/** The arguments a call of the current batch was asked with, when they are a JSON object. */
+function callArguments(state: SessionState, callId: string): JsonObject | undefined {
+  const call = state.batch?.toolCalls.find((c) => c.callId === callId);
+  if (!call) return undefined;
+  try {
+    const value: unknown = JSON.parse(call.arguments);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as JsonObject)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Who may answer a prompt: its requester when a user asked, any member when an automation did

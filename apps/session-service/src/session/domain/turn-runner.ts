@@ -1,4 +1,10 @@
-import { argumentsHashOf, LIMITS, type Person, type Principal } from '@tollgate/protocol';
+import {
+  argumentsHashOf,
+  type JsonObject,
+  LIMITS,
+  type Person,
+  type Principal,
+} from '@tollgate/protocol';
 import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
 import { redriveDecisions } from './approval-turn';
 import type { SessionDeps } from './session-deps';
@@ -13,6 +19,7 @@ import { awaitingSubAgents, sessionTools, startSubAgent } from './sub-agent.runn
 import { DELEGATE_TOOL } from './sub-agent';
 import { deadlineResult, promptTimersAt } from './prompt-timer';
 import { ownEntry } from './own-entry';
+import { editableArguments } from './argument-edit.decider';
 
 const RESULT_DENIED = 'denied';
 const RESULT_REFUSED = 'refused by policy';
@@ -113,6 +120,10 @@ async function startBatch(
     if (!entry || !tool) continue;
     const seq = recorder.nextSeq;
     const user = lastUserMessage(recorder);
+    const editable = editableArguments(
+      entry.editable,
+      parseArguments(call.arguments) as JsonObject | undefined,
+    );
     const request = recorder.output(seq, 0, {
       type: 'ToolInteractionRequest',
       callId: call.callId,
@@ -122,6 +133,7 @@ async function startBatch(
       requester: user.sender,
       principal: user.principal,
       options: [...entry.options],
+      ...(editable ? { editable } : {}),
     });
     if (request.type !== 'ToolInteractionRequest') throw new Error('unreachable');
     const timers = promptTimersAt(entry.timers, request.occurredAt);
@@ -231,7 +243,9 @@ export async function redrive(recorder: SessionRecorder, deps: SessionDeps): Pro
     // Started already (auto, or before a restart): its sub-agent reports when done.
     if (ownEntry(recorder.current.subAgents, call.callId)) continue;
     const decision = decisions.get(call.callId);
-    if (decision?.approved) await execute(recorder, deps, call);
+    // G2: an edited approval runs with the arguments it was bound to, never the model's.
+    if (decision?.approved)
+      await execute(recorder, deps, { ...call, arguments: decision.arguments ?? call.arguments });
     else recordResult(recorder, call, 'denied', deniedResult(decision?.optionKey));
   }
   if (awaitingSubAgents(recorder)) {
