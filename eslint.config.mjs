@@ -23,6 +23,43 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  // D5: a package reaches another only through its @tollgate/<lib> alias, and never another
+  // app (the CLI once read the session-service's src/ and its copy of the load drifted).
+  // Specs and testing helpers may still take a lib's testing fixtures by path.
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\.?/(.*/)?src(/|$)',
+              message:
+                'import another package by its @tollgate alias, never by path into its src/ (D5)',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['apps/**/*.spec.ts', 'apps/**/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)(apps/[a-z-]+|\\.\\./[a-z-]+)/src(/|$)',
+              message: "an app's spec never imports another app's src/ (D5)",
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: {

@@ -22,7 +22,7 @@ const protocol = require(dist('libs/protocol/index.js'));
 const { SessionRecorder } = require(
   dist('apps/session-service/session/domain/session-recorder.js'),
 );
-const { replay } = require(dist('apps/session-service/session/domain/session-state.js'));
+const { replay } = require(dist('libs/session-read-model/index.js'));
 const { decideResponse, decideUserMessage } = require(
   dist('apps/session-service/session/domain/session.decider.js'),
 );

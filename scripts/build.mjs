@@ -12,7 +12,6 @@ const finalDist = join(root, 'dist');
 // Built aside and swapped in, so a running service or test never sees a half-built dist/.
 const dist = join(root, `.dist-build-${process.pid}`);
 const aliasPattern = /require\("@tollgate\/([a-z-]+)"\)/g;
-const relativePattern = /require\("(\.\.?\/[^"]*)"\)/g;
 
 async function* sources(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -44,20 +43,6 @@ function requireOf(out, target) {
   return `require(${JSON.stringify(path)})`;
 }
 
-// A relative import into another app or lib (the operator CLI reads the session-service's
-// stores) names that package's src/; dist/ drops the src/ level, so the path is re-aimed.
-// Imports within one package keep their path: both ends lose the same level.
-function crossPackage(file, out, path) {
-  const from = toPosix(relative(root, dirname(file)))
-    .split('/')
-    .slice(0, 2)
-    .join('/');
-  const target = toPosix(relative(root, join(dirname(file), path)));
-  const parts = /^((?:apps|libs)\/[^/]+)\/src\/(.*)$/.exec(target);
-  if (!parts || parts[1] === from) return undefined;
-  return requireOf(out, join(dist, parts[1], parts[2]));
-}
-
 function toPosix(path) {
   return path.split(sep).join(posix.sep);
 }
@@ -75,8 +60,9 @@ async function compile(file, out) {
     sourceFileName: toPosix(relative(dirname(out), file)),
   });
   const rewritten = code
-    .replace(aliasPattern, (_match, lib) => requireOf(out, join(dist, 'libs', lib, 'index.js')))
-    .replace(relativePattern, (match, path) => crossPackage(file, out, path) ?? match);
+    // A package reaches another only by its alias (D5: lint and a test refuse a path into
+    // another package's src/), so relative requires stay within their package.
+    .replace(aliasPattern, (_match, lib) => requireOf(out, join(dist, 'libs', lib, 'index.js')));
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${rewritten}\n//# sourceMappingURL=${out.split(sep).pop()}.map\n`);
   if (map) await writeFile(`${out}.map`, map);

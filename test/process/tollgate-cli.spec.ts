@@ -3,13 +3,13 @@ import type { Conversation, Person } from '@tollgate/protocol';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { projectAlwaysGrants } from '../../apps/session-service/src/grants/always-grants.projection';
-import { ToolGrantsRepository } from '../../apps/session-service/src/grants/tool-grants.repository';
-import { MIGRATIONS } from '../../apps/session-service/src/migrations';
-import type { JournaledEvent } from '../../apps/session-service/src/session/domain/session-event';
 import {
   initialSessionState,
+  type JournaledEvent,
   type SessionState,
-} from '../../apps/session-service/src/session/domain/session-state';
+  ToolGrantsRepository,
+} from '@tollgate/session-read-model';
+import { MIGRATIONS } from '../../apps/session-service/src/migrations';
 import { createTestSchema, type TestSchema } from '../support/database';
 import { tollgate } from '../support/tollgate-cli';
 

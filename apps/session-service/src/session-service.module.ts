@@ -9,7 +9,7 @@ import {
 } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
-import { ToolGrantsRepository } from './grants/tool-grants.repository';
+import { ToolGrantsRepository } from '@tollgate/session-read-model';
 import { MIGRATIONS } from './migrations';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OpenAiChatClient } from './model/openai-chat.client';
@@ -18,7 +18,7 @@ import { ScriptedModelClient } from './model/scripted-model.client';
 import { CommandsController } from './commands/commands.controller';
 import { SessionRuntime } from './session-runtime.service';
 import type { SessionServiceConfig } from './session-service.config';
-import { TOOL_GRANTS } from './session/domain/tool-grants.port';
+import { TOOL_GRANTS, type ToolGrants } from './session/domain/tool-grants.port';
 import type { ToolPolicy } from './tools/tool-policy';
 import { withMcpTools } from './tools/mcp-tool.registry';
 import type { McpServersStartConfig } from './tools/mcp-servers.loader';
@@ -74,7 +74,7 @@ export class SessionServiceModule {
         { provide: TOOL_POLICY, useValue: config.toolPolicy },
         {
           provide: TOOL_GRANTS,
-          useFactory: (database: DatabaseClient) =>
+          useFactory: (database: DatabaseClient): ToolGrants =>
             new ToolGrantsRepository(() => database.whenReady()),
           inject: [DatabaseClient],
         },

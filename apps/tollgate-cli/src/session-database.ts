@@ -1,7 +1,6 @@
 import { pendingMigrations, redactDatabaseUrl } from '@tollgate/persistence';
 import type { DataSource } from 'typeorm';
-import { ToolGrantsRepository } from '../../session-service/src/grants/tool-grants.repository';
-import { MIGRATIONS } from '../../session-service/src/migrations';
+import { SESSION_SCHEMA_MIGRATIONS, ToolGrantsRepository } from '@tollgate/session-read-model';
 import { CliFailure } from './cli-command';
 import { cliDataSource } from './cli-data-source';
 
@@ -22,7 +21,11 @@ const DEFAULT_SCHEMA = 'session_service';
  * with is reported, since its tables may not have the columns this build reads and writes.
  */
 export async function openSessionDatabase(env: NodeJS.ProcessEnv): Promise<SessionDatabase> {
-  const { dataSource, schema, redactedUrl } = cliDataSource(env, DEFAULT_SCHEMA, MIGRATIONS);
+  const { dataSource, schema, redactedUrl } = cliDataSource(
+    env,
+    DEFAULT_SCHEMA,
+    SESSION_SCHEMA_MIGRATIONS,
+  );
   try {
     await dataSource.initialize();
   } catch (error) {

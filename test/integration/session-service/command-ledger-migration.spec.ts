@@ -1,10 +1,10 @@
 import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
 import pino from 'pino';
-import { CommandLedgerPlatform1764806400000 } from '../../../apps/session-service/src/journal/command-ledger-platform.migration';
 import {
+  CommandLedgerPlatform1764806400000,
   SessionJournal1764460800000,
   SessionsInFlight1764547200000,
-} from '../../../apps/session-service/src/journal/session-journal.migration';
+} from '@tollgate/session-read-model';
 import { createTestSchema } from '../../support/database';
 
 describe('X8 — the command ledger is keyed by platform and id', () => {

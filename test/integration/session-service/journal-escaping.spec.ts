@@ -3,7 +3,7 @@ import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence
 import { deriveSessionId, Subjects } from '@tollgate/protocol';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
-import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
+import { SESSION_SERVICE_MIGRATIONS } from '@tollgate/session-read-model';
 import { SessionStore } from '../../../apps/session-service/src/journal/session-store';
 import { historyOf } from '../../../apps/session-service/src/session/domain/provider-history';
 import { freshConversation } from '../../support/commands';

@@ -6,7 +6,7 @@ import {
   PROCESSED_COMMAND_RETENTION_DAYS,
   pruneJournalTables,
 } from '../../../apps/session-service/src/journal/journal-housekeeping';
-import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
+import { SESSION_SERVICE_MIGRATIONS } from '@tollgate/session-read-model';
 import { createTestSchema } from '../../support/database';
 
 describe('journal housekeeping', () => {

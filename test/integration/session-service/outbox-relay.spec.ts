@@ -5,7 +5,7 @@ import { JetStreamPublisher, provision } from '@tollgate/messaging';
 import { streamDefinitions } from '@tollgate/protocol';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
-import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
+import { SESSION_SERVICE_MIGRATIONS } from '@tollgate/session-read-model';
 import { OutboxRelay } from '../../../apps/session-service/src/outbox/outbox-relay.service';
 import { prepareSchemaAndMigrate, createDataSource } from '@tollgate/persistence';
 import { createTestSchema, withClient } from '../../support/database';

@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { HandleCommand } from '../../../apps/session-service/src/commands/handle-command.usecase';
 import { SessionScheduler } from '../../../apps/session-service/src/commands/session-scheduler';
 import { PromptTimerRepository } from '../../../apps/session-service/src/journal/prompt-timer.repository';
-import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
+import { SESSION_SERVICE_MIGRATIONS } from '@tollgate/session-read-model';
 import { SessionStore } from '../../../apps/session-service/src/journal/session-store';
 import { ScriptedModelClient } from '../../../apps/session-service/src/model/scripted-model.client';
 import { promptTimerKey } from '../../../apps/session-service/src/session/domain/prompt-timer';

@@ -3,11 +3,10 @@ import { deriveSessionId, parseApprovalDecided, Subjects } from '@tollgate/proto
 import { anApprovalRequest } from '../../../libs/protocol/src/testing/approval-fixtures';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
-import { SESSION_SERVICE_MIGRATIONS } from '../../../apps/session-service/src/journal/session-journal.migration';
+import { SESSION_SERVICE_MIGRATIONS, STATE_FORMAT } from '@tollgate/session-read-model';
 import {
   SessionStore,
   SessionUnreplayable,
-  STATE_FORMAT,
 } from '../../../apps/session-service/src/journal/session-store';
 import { ScriptedModelClient } from '../../../apps/session-service/src/model/scripted-model.client';
 import { decideUserMessage } from '../../../apps/session-service/src/session/domain/session.decider';

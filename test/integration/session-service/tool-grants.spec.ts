@@ -3,10 +3,12 @@ import type { Conversation, Person } from '@tollgate/protocol';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { projectAlwaysGrants } from '../../../apps/session-service/src/grants/always-grants.projection';
-import { ToolGrantsRepository } from '../../../apps/session-service/src/grants/tool-grants.repository';
+import {
+  type JournaledEvent,
+  type SessionState,
+  ToolGrantsRepository,
+} from '@tollgate/session-read-model';
 import { MIGRATIONS } from '../../../apps/session-service/src/migrations';
-import type { JournaledEvent } from '../../../apps/session-service/src/session/domain/session-event';
-import type { SessionState } from '../../../apps/session-service/src/session/domain/session-state';
 import {
   REQUESTER,
   SessionGiven,

@@ -1,5 +1,5 @@
 import { appendAudit, type AuditQueryable } from '@tollgate/audit';
-import type { JournaledEvent } from '../session/domain/session-event';
+import type { JournaledEvent } from '@tollgate/session-read-model';
 import { auditEntriesOf } from './audit-entry.mapper';
 
 /** Appends the audit entries of journal events being committed, in the same transaction. */

@@ -1,5 +1,5 @@
 import { argumentsHashOf } from '@tollgate/audit';
-import type { JournaledEvent, SessionEvent } from '../session/domain/session-event';
+import type { JournaledEvent, SessionEvent } from '@tollgate/session-read-model';
 import { auditEntriesOf } from './audit-entry.mapper';
 
 const at = '2026-12-01T10:00:00.000Z';

@@ -1,6 +1,6 @@
 import { type AuditDraft, type AuditWho, argumentsHashOf } from '@tollgate/audit';
 import type { Person } from '@tollgate/protocol';
-import type { JournaledEvent } from '../session/domain/session-event';
+import type { JournaledEvent } from '@tollgate/session-read-model';
 import { DEADLINE_DENIED_KEY, DEADLINE_EXPIRED_KEY } from '../session/domain/prompt-timer';
 
 /**

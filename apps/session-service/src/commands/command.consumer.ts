@@ -2,7 +2,7 @@ import { InvalidPayload, PermanentFailure, type DeliveredMessage } from '@tollga
 import { type Command, parseCommandForSubject, type Subjects } from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import { SessionUnreplayable } from '../journal/session-store';
-import { IllegalApprovalTransition } from '../session/domain/approval-turn.errors';
+import { IllegalApprovalTransition } from '@tollgate/session-read-model';
 import type { Submitted } from './session-scheduler';
 
 /**

@@ -1,9 +1,7 @@
 import type { Person } from '@tollgate/protocol';
 import { toJsonbText } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
-import type { JournaledEvent } from '../session/domain/session-event';
-import type { SessionState } from '../session/domain/session-state';
-import { ownEntry } from '../session/domain/own-entry';
+import { type JournaledEvent, ownEntry, type SessionState } from '@tollgate/session-read-model';
 
 /** One person's "Always allow" for one tool on one platform and workspace. */
 export interface AlwaysGrant {

@@ -1,8 +1,6 @@
 import { toJsonbText } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
-import { ownEntry } from '../session/domain/own-entry';
-import type { JournaledEvent } from '../session/domain/session-event';
-import type { SessionState } from '../session/domain/session-state';
+import { type JournaledEvent, ownEntry, type SessionState } from '@tollgate/session-read-model';
 
 /**
  * Writes the decision's "Allow in this chat" answers to `session_grants`, inside the

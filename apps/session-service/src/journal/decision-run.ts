@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { SessionRecorder } from '../session/domain/session-recorder';
-import type { SessionState } from '../session/domain/session-state';
+import type { SessionState } from '@tollgate/session-read-model';
 import { recordProcessed } from './command-ledger';
 import type { DecisionResult } from './decision-errors';
 import { historySourceOf } from './event-journal';

@@ -1,8 +1,8 @@
-import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
+import { toJsonbText } from '@tollgate/persistence';
 import { type EntityManager, QueryFailedError } from 'typeorm';
 import { appendAuditFor } from '../audit/audit-append.hook';
 import { HISTORY_EVENT_TYPES, type HistorySource } from '../session/domain/provider-history';
-import type { JournaledEvent, SessionEvent } from '../session/domain/session-event';
+import { journaled, type JournaledEvent, type SessionEvent } from '@tollgate/session-read-model';
 import { JournalConflict } from './decision-errors';
 
 /** A connection to read through: the pool, or the transaction a decision holds. */
@@ -48,17 +48,5 @@ export function historySourceOf(connection: () => Queryable, sessionId: string):
       [sessionId, throughSeq, HISTORY_EVENT_TYPES],
     );
     return rows.map(journaled);
-  };
-}
-
-export function journaled(r: {
-  seq: number;
-  data: SessionEvent;
-  occurred_at: Date | string;
-}): JournaledEvent {
-  return {
-    seq: r.seq,
-    event: fromJsonbValue<SessionEvent>(r.data),
-    occurredAt: new Date(r.occurred_at).toISOString(),
   };
 }

@@ -1,10 +1,15 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { OutboxWriter } from '../outbox/outbox-writer';
-import type { JournaledEvent, SessionEvent } from '../session/domain/session-event';
+import {
+  evolve,
+  initialSessionState,
+  journaled,
+  type JournaledEvent,
+  type SessionEvent,
+} from '@tollgate/session-read-model';
 import { SessionRecorder } from '../session/domain/session-recorder';
-import { evolve, initialSessionState } from '../session/domain/session-state';
 import type { Decision } from './decision-run';
-import { appendEvents, journaled } from './event-journal';
+import { appendEvents } from './event-journal';
 import { lockSessions } from './session-lock';
 import { projectSessions } from './session-projections';
 import { saveStates, stateRows } from './session-snapshot';

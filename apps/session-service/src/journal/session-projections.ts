@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { SessionRecorder } from '../session/domain/session-recorder';
-import { pendingPrompts, type SessionState } from '../session/domain/session-state';
+import { pendingPrompts, type SessionState } from '@tollgate/session-read-model';
 import { cancelPromptTimers } from './prompt-timer.repository';
 
 /** The pending-approvals and in-flight projections of the sessions' current states. */

@@ -3,7 +3,7 @@ import { type ApprovalDecided, approvalDecidedId, PROTOCOL_VERSION } from '@toll
 import type { DataSource } from 'typeorm';
 import type { OutboxWriter } from '../outbox/outbox-writer';
 import { type OutputDraft, SessionRecorder } from '../session/domain/session-recorder';
-import { initialSessionState, type SessionState } from '../session/domain/session-state';
+import { initialSessionState, type SessionState } from '@tollgate/session-read-model';
 import { type SubAgentParent, subAgentResultId } from '../session/domain/sub-agent';
 import { appendEvents } from './event-journal';
 import { dispatchCommands, type InboxEntry } from './session-inbox';

@@ -1,17 +1,14 @@
 import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
+import {
+  JOURNAL_TAIL_SQL,
+  type JournalRow,
+  loadedSession,
+  type SessionState,
+  STATE_FORMAT,
+} from '@tollgate/session-read-model';
 import type { EntityManager } from 'typeorm';
-import type { SessionEvent } from '../session/domain/session-event';
-import { evolve, initialSessionState, type SessionState } from '../session/domain/session-state';
 import { platformOf } from './command-ledger';
 import { SessionUnreplayable } from './decision-errors';
-import { journaled } from './event-journal';
-
-/**
- * The shape of a `session_state` row. Bump it whenever SessionState changes: rows of another
- * format are ignored and the journal replayed, so a parked batch never depends on a cached
- * shape an older version wrote.
- */
-export const STATE_FORMAT = 6;
 
 export type OpenedSession =
   | { readonly kind: 'quarantined' | 'duplicate' }
@@ -40,7 +37,7 @@ export async function openSession(
       seen: boolean;
       state: SessionState | null;
       settled: boolean | null;
-      tail: { seq: number; data: SessionEvent; occurred_at: string }[];
+      tail: JournalRow[];
     }[]
   >(
     `SELECT
@@ -51,11 +48,7 @@ export async function openSession(
        s.state,
        (SELECT answered FROM settled_calls
         WHERE session_id = $1 AND call_id = $5) AS settled,
-       (SELECT coalesce(json_agg(json_build_object(
-                 'seq', e.seq, 'data', e.data, 'occurred_at', e.occurred_at) ORDER BY e.seq),
-               '[]'::json)
-        FROM session_events e
-        WHERE e.session_id = $1 AND e.seq > coalesce(s.version, 0)) AS tail
+       ${JOURNAL_TAIL_SQL} AS tail
      FROM (SELECT 1) AS one
      LEFT JOIN session_state s ON s.session_id = $1 AND s.format = $3`,
     [sessionId, commandId ?? null, STATE_FORMAT, platformOf(sessionId), callId ?? null],
@@ -64,16 +57,10 @@ export async function openSession(
   if (row.quarantined) return { kind: 'quarantined' };
   if (row.seen) return { kind: 'duplicate' };
   try {
-    const stored = row.state ? fromJsonbValue<SessionState>(row.state) : undefined;
-    // The row holds no settled calls (they would grow with the session): only the one the
-    // command names, from `settled_calls`. A replay from the first event knows them all.
-    const settledStored =
-      stored && callId !== undefined && row.settled !== null ? { [callId]: row.settled } : {};
-    const base = stored
-      ? { ...stored, settledCalls: { ...stored.settledCalls, ...settledStored } }
-      : initialSessionState(sessionId);
-    const state = row.tail.map(journaled).reduce(evolve, base);
-    return { kind: 'loaded', state, settledStored };
+    // Only the settled call the command names: a click on another needs none.
+    const settled = callId !== undefined && row.settled !== null ? { [callId]: row.settled } : {};
+    const loaded = loadedSession(sessionId, { state: row.state, settled, tail: row.tail });
+    return { kind: 'loaded', ...loaded };
   } catch (error) {
     throw new SessionUnreplayable(sessionId, error);
   }

@@ -25,7 +25,7 @@ export {
 } from './decision-errors';
 export type { DecideOptions } from './decision-run';
 export type { InboxEntry } from './session-inbox';
-export { STATE_FORMAT } from './session-snapshot';
+export { STATE_FORMAT } from '@tollgate/session-read-model';
 export { DEFAULT_SESSION_GRANT_TTL_MS } from './session-writer';
 
 const MAX_CONFLICT_RETRIES = 5;

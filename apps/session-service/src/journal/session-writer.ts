@@ -3,7 +3,7 @@ import { projectAlwaysGrants } from '../grants/always-grants.projection';
 import { projectSessionGrants } from '../grants/session-grants.projection';
 import type { OutboxWriter } from '../outbox/outbox-writer';
 import type { SessionRecorder } from '../session/domain/session-recorder';
-import type { SessionState } from '../session/domain/session-state';
+import type { SessionState } from '@tollgate/session-read-model';
 import { appendEvents } from './event-journal';
 import { schedulePromptTimers } from './prompt-timer.repository';
 import { dispatchCommands, type InboxEntry } from './session-inbox';

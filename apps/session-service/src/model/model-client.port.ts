@@ -1,4 +1,4 @@
-import type { ProviderMessage, ToolCall } from '../session/domain/session-event';
+import type { ProviderMessage, ToolCall } from '@tollgate/session-read-model';
 
 export interface ModelRequest {
   /** The provider history, ending with the user's message or the batch's tool results. */

@@ -1,4 +1,4 @@
-import type { ProviderMessage } from '../session/domain/session-event';
+import type { ProviderMessage } from '@tollgate/session-read-model';
 import { fromChatReply, toChatMessage, toChatRequest } from './openai-chat.client';
 
 describe('OpenAI chat-completions mapping', () => {

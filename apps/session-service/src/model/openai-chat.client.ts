@@ -1,6 +1,6 @@
 import { LIMITS } from '@tollgate/protocol';
 import { z } from 'zod';
-import type { ProviderMessage, ToolCall } from '../session/domain/session-event';
+import type { ProviderMessage, ToolCall } from '@tollgate/session-read-model';
 import type { ModelClient, ModelReply, ModelRequest } from './model-client.port';
 import { ModelUnavailable, retryAfterMs } from './model-unavailable.error';
 

@@ -1,4 +1,4 @@
-import type { ProviderMessage } from '../session/domain/session-event';
+import type { ProviderMessage } from '@tollgate/session-read-model';
 import type { ModelRequest } from './model-client.port';
 import { parseScriptedMessage, ScriptedModelClient } from './scripted-model.client';
 

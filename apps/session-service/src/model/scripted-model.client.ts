@@ -1,4 +1,4 @@
-import type { ProviderMessage, ToolCall } from '../session/domain/session-event';
+import type { ProviderMessage, ToolCall } from '@tollgate/session-read-model';
 import type { ModelClient, ModelReply, ModelRequest } from './model-client.port';
 
 const TOOL_LINE = /^!(\S+)\s+(.*)$/;

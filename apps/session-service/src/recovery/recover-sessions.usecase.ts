@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { DecideOptions, SessionStore } from '../journal/session-store';
-import { isParked } from '../session/domain/approval-turn';
+import { isParked } from '@tollgate/session-read-model';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideRecovery } from '../session/domain/session.decider';
 

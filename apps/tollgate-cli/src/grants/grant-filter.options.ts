@@ -1,5 +1,5 @@
 import { PLATFORMS } from '@tollgate/protocol';
-import type { GrantFilter } from '../../../session-service/src/grants/tool-grants.repository';
+import type { GrantFilter } from '@tollgate/session-read-model';
 import { type CliOptions, type OptionValues, UsageError } from '../cli-command';
 import { field } from './grant.formatter';
 

@@ -1,4 +1,4 @@
-import type { GrantRecord } from '../../../session-service/src/grants/tool-grants.repository';
+import type { GrantRecord } from '@tollgate/session-read-model';
 
 /**
  * `key=value`, the value quoted as JSON unless it is a plain token. Ids and display names

@@ -1,15 +1,11 @@
-import { fromJsonbValue } from '@tollgate/persistence';
-import type { DataSource } from 'typeorm';
-import { STATE_FORMAT } from '../../../session-service/src/journal/session-store';
-import type {
-  JournaledEvent,
-  SessionEvent,
-} from '../../../session-service/src/session/domain/session-event';
 import {
-  evolve,
-  initialSessionState,
+  JOURNAL_TAIL_SQL,
+  type JournalRow,
+  loadedSession,
   type SessionState,
-} from '../../../session-service/src/session/domain/session-state';
+  STATE_FORMAT,
+} from '@tollgate/session-read-model';
+import type { DataSource } from 'typeorm';
 
 /** A session as the session-service would load it, and what surrounds it in its schema. */
 export interface SessionView {
@@ -31,9 +27,11 @@ export type SessionRead =
   | { readonly kind: 'unreplayable'; readonly error: string; readonly events: number };
 
 /**
- * Loads the session the way the service does: its state row (of the current format) plus the
- * events after it, folded with the service's own pure `evolve`, so what the operator sees is
- * what the next command would be decided on.
+ * Loads the session the way the service does (the shared `loadedSession`: its state row of
+ * the current format plus the events after it, folded with the service's own pure `evolve`),
+ * so what the operator sees is what the next command would be decided on. The service puts
+ * back only the settled call a command names; a view puts back all of `settled_calls`, so it
+ * shows the state a replay from the first event would.
  */
 export async function readSession(dataSource: DataSource, sessionId: string): Promise<SessionRead> {
   const [row] = await dataSource.query<
@@ -42,24 +40,23 @@ export async function readSession(dataSource: DataSource, sessionId: string): Pr
       version: number | null;
       updated_at: Date | null;
       events: number;
+      settled: Record<string, boolean>;
       quarantine_reason: string | null;
       quarantined_at: Date | null;
       queued: number;
       pending: string[];
-      tail: { seq: number; data: SessionEvent; occurred_at: string }[];
+      tail: JournalRow[];
     }[]
   >(
     `SELECT s.state, s.version, s.updated_at,
        (SELECT count(*)::int FROM session_events WHERE session_id = $1) AS events,
+       (SELECT coalesce(json_object_agg(call_id, answered), '{}'::json)
+        FROM settled_calls WHERE session_id = $1) AS settled,
        q.reason AS quarantine_reason, q.quarantined_at,
        (SELECT count(*)::int FROM session_inbox WHERE session_id = $1) AS queued,
        (SELECT coalesce(array_agg(call_id ORDER BY requested_seq), '{}')
         FROM pending_approvals WHERE session_id = $1) AS pending,
-       (SELECT coalesce(json_agg(json_build_object(
-                 'seq', e.seq, 'data', e.data, 'occurred_at', e.occurred_at) ORDER BY e.seq),
-               '[]'::json)
-        FROM session_events e
-        WHERE e.session_id = $1 AND e.seq > coalesce(s.version, 0)) AS tail
+       ${JOURNAL_TAIL_SQL} AS tail
      FROM (SELECT 1) AS one
      LEFT JOIN session_state s ON s.session_id = $1 AND s.format = $2
      LEFT JOIN quarantined_sessions q ON q.session_id = $1`,
@@ -68,10 +65,7 @@ export async function readSession(dataSource: DataSource, sessionId: string): Pr
   if (!row || row.events === 0) return { kind: 'not_found' };
   let state: SessionState;
   try {
-    const base = row.state
-      ? fromJsonbValue<SessionState>(row.state)
-      : initialSessionState(sessionId);
-    state = row.tail.map(journaled).reduce(evolve, base);
+    state = loadedSession(sessionId, row).state;
   } catch (error) {
     return {
       kind: 'unreplayable',
@@ -112,12 +106,4 @@ function pendingSeqsOf(state: SessionState): number[] {
   const gated = 'batch' in turn && turn.batch ? turn.batch.gated.map((g) => g.requestedSeq) : [];
   // A2: an agent session's approvals, when they were asked.
   return [...gated, ...Object.values(state.apiApprovals).map((a) => a.requestedSeq)];
-}
-
-function journaled(r: { seq: number; data: SessionEvent; occurred_at: string }): JournaledEvent {
-  return {
-    seq: r.seq,
-    event: fromJsonbValue<SessionEvent>(r.data),
-    occurredAt: new Date(r.occurred_at).toISOString(),
-  };
 }

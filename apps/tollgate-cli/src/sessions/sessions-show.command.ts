@@ -1,9 +1,5 @@
 import { isSessionId } from '@tollgate/protocol';
-import { decisionFor } from '../../../session-service/src/session/domain/approval-turn';
-import {
-  pendingApiApprovals,
-  pendingPrompts,
-} from '../../../session-service/src/session/domain/session-state';
+import { decisionFor, pendingApiApprovals, pendingPrompts } from '@tollgate/session-read-model';
 import { type CliCommand, CliFailure, EXIT, UsageError } from '../cli-command';
 import { field } from '../grants/grant.formatter';
 import { ageOf } from '../pending/pending-prompts.report';

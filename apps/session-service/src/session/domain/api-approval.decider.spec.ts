@@ -2,7 +2,7 @@ import type { Conversation, Output } from '@tollgate/protocol';
 import { approvalId, clientId } from '../../../../../libs/protocol/src/testing/approval-fixtures';
 import { conversation } from '../../../../../libs/protocol/src/testing/message-fixtures';
 import { WITHDRAWN } from './api-approval.decider';
-import { pendingPrompts } from './session-state';
+import { pendingPrompts } from '@tollgate/session-read-model';
 import { AgentSessionGiven, agentSessionId } from './testing/agent-session-given';
 import { defaultDeps } from './testing/session-given';
 import type { ToolGrants } from './tool-grants.port';

@@ -20,12 +20,13 @@ import { DEADLINE_REASON, promptTimersAt } from './prompt-timer';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import {
+  hasOwnEntry,
   holdsSessionGrant,
+  ownEntry,
   type PendingApiApproval,
   pendingApiApprovals,
   type SessionState,
-} from './session-state';
-import { hasOwnEntry, ownEntry } from './own-entry';
+} from '@tollgate/session-read-model';
 import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
 
 /**

@@ -1,5 +1,5 @@
 import { decideApiDeadline, decideApiReminder } from './api-approval.decider';
-import { pendingFor } from './approval-turn';
+import { ownEntry, pendingFor } from '@tollgate/session-read-model';
 import {
   DEADLINE_DENIED_KEY,
   DEADLINE_EXPIRED_KEY,
@@ -11,7 +11,6 @@ import type { SessionDeps } from './session-deps';
 import type { SessionRecorder } from './session-recorder';
 import { redrive } from './turn-runner';
 import { TOLLGATE } from './undeliverable.decider';
-import { ownEntry } from './own-entry';
 
 /**
  * S22: a prompt's timer came due. A prompt that is no longer pending (answered, superseded,

@@ -1,5 +1,5 @@
 import type { PromptTimerPolicy } from '../../tools/tool-policy';
-import type { PromptTimers } from './session-event';
+import type { PromptTimers } from '@tollgate/session-read-model';
 
 /**
  * S22: what a prompt's timer asks for when it comes due. Reminder `n` counts from 1 in the

@@ -1,4 +1,8 @@
-import type { JournaledEvent, ProviderMessage, SessionEventType } from './session-event';
+import type {
+  JournaledEvent,
+  ProviderMessage,
+  SessionEventType,
+} from '@tollgate/session-read-model';
 
 /**
  * The provider history (what the model is shown) is not part of the session state: it grows

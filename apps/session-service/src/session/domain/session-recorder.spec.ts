@@ -1,7 +1,7 @@
 import { parseOutput } from '@tollgate/protocol';
 import { conversation, sessionId } from '../../../../../libs/protocol/src/testing/message-fixtures';
 import { MissingConversation, SessionRecorder } from './session-recorder';
-import { initialSessionState, replay } from './session-state';
+import { initialSessionState, replay } from '@tollgate/session-read-model';
 
 const NOW = '2024-05-01T12:30:00.000Z';
 const text = (t: string) => ({ type: 'TextOutput', text: t, role: 'notice' }) as const;

@@ -7,8 +7,13 @@ import {
   unjournaledOutputId,
 } from '@tollgate/protocol';
 import { emptyHistory, type HistorySource, historyOf } from './provider-history';
-import type { JournaledEvent, ProviderMessage, SessionEvent } from './session-event';
-import { evolve, type SessionState } from './session-state';
+import {
+  evolve,
+  type JournaledEvent,
+  type ProviderMessage,
+  type SessionEvent,
+  type SessionState,
+} from '@tollgate/session-read-model';
 import { type SubAgentCommand, subAgentResultId } from './sub-agent';
 
 type EnvelopeKey = 'v' | 'id' | 'sessionId' | 'conversation' | 'occurredAt' | 'seq';

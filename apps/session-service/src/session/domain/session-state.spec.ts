@@ -4,11 +4,16 @@ import {
   conversation,
   sessionId,
 } from '../../../../../libs/protocol/src/testing/message-fixtures';
-import { pendingCalls } from './approval-turn';
-import { IllegalApprovalTransition } from './approval-turn.errors';
-import type { JournaledEvent, SessionEvent } from './session-event';
+import {
+  holdsSessionGrant,
+  IllegalApprovalTransition,
+  initialSessionState,
+  type JournaledEvent,
+  pendingCalls,
+  replay,
+  type SessionEvent,
+} from '@tollgate/session-read-model';
 import { historyOf } from './provider-history';
-import { holdsSessionGrant, initialSessionState, replay } from './session-state';
 
 const AT = '2024-05-01T12:00:00.000Z';
 const ADA = { id: 'U0001', displayName: 'Ada' };

@@ -1,6 +1,6 @@
 import { STANDARD_OPTIONS } from '@tollgate/protocol';
 import { conversation } from '../../../../../libs/protocol/src/testing/message-fixtures';
-import { pendingCalls } from './approval-turn';
+import { pendingCalls } from '@tollgate/session-read-model';
 import {
   eventTypes,
   eventsOf,

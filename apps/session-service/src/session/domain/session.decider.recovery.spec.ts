@@ -1,8 +1,7 @@
 import { sessionId } from '../../../../../libs/protocol/src/testing/message-fixtures';
-import { pendingCalls } from './approval-turn';
+import { pendingCalls, replay } from '@tollgate/session-read-model';
 import { decideRecovery } from './session.decider';
 import { SessionRecorder } from './session-recorder';
-import { replay } from './session-state';
 import {
   defaultDeps,
   eventTypes,

@@ -2,7 +2,7 @@ import { STANDARD_OPTIONS } from '@tollgate/protocol';
 import { conversation } from '../../../../../libs/protocol/src/testing/message-fixtures';
 import { ScriptedModelClient } from '../../model/scripted-model.client';
 import { builtInTools } from '../../tools/tool-registry';
-import { pendingCalls } from './approval-turn';
+import { pendingCalls } from '@tollgate/session-read-model';
 import {
   eventTypes,
   eventsOf,

@@ -8,22 +8,22 @@ import {
   type UserMessage,
 } from '@tollgate/protocol';
 import {
+  type ApprovalEdit,
   isAwaitingSubAgents,
   isParked,
   isRecovered,
+  ownEntry,
   pendingCalls,
   pendingFor,
-} from './approval-turn';
+  type SessionState,
+} from '@tollgate/session-read-model';
 import { apiRefreshes } from './api-approval.decider';
 import { abandonSubAgents } from './sub-agent.decider';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
-import type { SessionState } from './session-state';
 import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
-import { ownEntry } from './own-entry';
 import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
 import { decideEdit } from './argument-edit.decider';
-import type { ApprovalEdit } from './session-event';
 
 /**
  * The session's decisions, one per command (docs/architecture.md §3.3–3.4). Each reads the state

@@ -1,10 +1,9 @@
-import { isParked, pendingCalls } from './approval-turn';
+import { isParked, ownEntry, pendingCalls } from '@tollgate/session-read-model';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SubAgentAbandon, SubAgentResult, SubAgentTask } from './sub-agent';
 import { DELEGATE_TOOL, subAgentAbandonId } from './sub-agent';
 import { continueTurn, redrive } from './turn-runner';
-import { ownEntry } from './own-entry';
 
 /** A child session's first decision: the task is its message, asked by the parent's requester. */
 export async function decideSubAgentTask(

@@ -1,11 +1,10 @@
 import { deriveSubAgentSessionId } from '@tollgate/protocol';
 import type { ToolRegistry } from '../../tools/tool-registry';
 import type { SessionDeps } from './session-deps';
-import type { ToolCall } from './session-event';
+import { ownEntry, type ToolCall } from '@tollgate/session-read-model';
 import type { SessionRecorder } from './session-recorder';
 import { DELEGATE_TOOL, parseDelegateArguments, subAgentTaskId } from './sub-agent';
 import { lastUserMessage } from './turn-runner';
-import { ownEntry } from './own-entry';
 
 /**
  * The tools this session may use: a sub-agent only those `delegate` allowed it, and never

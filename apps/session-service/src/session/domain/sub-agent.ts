@@ -1,4 +1,5 @@
 import type { Command, Conversation, Person, Principal } from '@tollgate/protocol';
+import type { SubAgentParent } from '@tollgate/session-read-model';
 
 /**
  * Sub-agents (S19–S21): the built-in tool `delegate` starts a child session with its own
@@ -11,13 +12,7 @@ import type { Command, Conversation, Person, Principal } from '@tollgate/protoco
 
 export const DELEGATE_TOOL = 'delegate';
 
-/** The durable link a child keeps to the call that started it. */
-export interface SubAgentParent {
-  readonly sessionId: string;
-  readonly callId: string;
-  /** The name the prompts show: "sub-agent <name> (for call <callId>)". */
-  readonly name: string;
-}
+export type { SubAgentParent };
 
 /** Starts the child: its task is its first user message, asked by the parent's requester. */
 export interface SubAgentTask {

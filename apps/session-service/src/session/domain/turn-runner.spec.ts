@@ -5,7 +5,7 @@ import { defaultToolPolicy } from '../../tools/tool-policy';
 import { builtInTools } from '../../tools/tool-registry';
 import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
 import { SessionRecorder } from './session-recorder';
-import { initialSessionState } from './session-state';
+import { initialSessionState } from '@tollgate/session-read-model';
 import {
   eventTypes,
   eventsOf,

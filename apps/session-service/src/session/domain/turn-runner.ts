@@ -6,19 +6,22 @@ import {
   type Principal,
 } from '@tollgate/protocol';
 import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
-import { redriveDecisions } from './approval-turn';
+import {
+  holdsSessionGrant,
+  ownEntry,
+  type ProviderMessage,
+  redriveDecisions,
+  type ToolCall,
+} from '@tollgate/session-read-model';
 import type { SessionDeps } from './session-deps';
 import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
 import { HistoryUnrestorable } from './provider-history';
-import type { ProviderMessage, ToolCall } from './session-event';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
-import { holdsSessionGrant } from './session-state';
 import { ToolArgumentError } from '../../tools/tool';
 import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
 import { awaitingSubAgents, sessionTools, startSubAgent } from './sub-agent.runner';
 import { DELEGATE_TOOL } from './sub-agent';
 import { deadlineResult, promptTimersAt } from './prompt-timer';
-import { ownEntry } from './own-entry';
 import { editableArguments } from './argument-edit.decider';
 
 const RESULT_DENIED = 'denied';

@@ -1,10 +1,9 @@
 import type { ToolInteractionUndeliverable } from '@tollgate/protocol';
-import { pendingFor } from './approval-turn';
+import { ownEntry, pendingFor } from '@tollgate/session-read-model';
 import type { SessionDeps } from './session-deps';
 import type { SessionRecorder } from './session-recorder';
 import { redrive } from './turn-runner';
 import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
-import { ownEntry } from './own-entry';
 
 /** Who "resolved" a call nobody could see: the service itself, named in the journal. */
 export const TOLLGATE = { id: 'tollgate', displayName: 'Tollgate' } as const;

@@ -25,9 +25,13 @@ import {
 import { decidePromptTimer } from '../prompt-timer.decider';
 import type { PromptTimer } from '../prompt-timer';
 import type { SessionDeps } from '../session-deps';
-import type { JournaledEvent, SessionEvent } from '../session-event';
+import {
+  type JournaledEvent,
+  replay,
+  type SessionEvent,
+  type SessionState,
+} from '@tollgate/session-read-model';
 import { SessionRecorder } from '../session-recorder';
-import { replay, type SessionState } from '../session-state';
 import { decideRecovery } from '../session.decider';
 import { defaultDeps } from './session-given';
 

@@ -16,9 +16,14 @@ import { defaultToolPolicy } from '../../../tools/tool-policy';
 import { builtInTools } from '../../../tools/tool-registry';
 import { historyOf, HISTORY_EVENT_TYPES } from '../provider-history';
 import type { SessionDeps } from '../session-deps';
-import type { JournaledEvent, ProviderMessage, SessionEvent } from '../session-event';
+import {
+  type JournaledEvent,
+  type ProviderMessage,
+  replay,
+  type SessionEvent,
+  type SessionState,
+} from '@tollgate/session-read-model';
 import { type RecordedEvent, SessionRecorder } from '../session-recorder';
-import { replay, type SessionState } from '../session-state';
 import { decideJoin, decideRecovery, decideResponse, decideUserMessage } from '../session.decider';
 import { noToolGrants } from '../tool-grants.port';
 

@@ -10,7 +10,7 @@ import type {
   ToolInteractionRequest,
 } from '@tollgate/protocol';
 import type { AbandonReason } from './approval-turn';
-import type { SubAgentParent } from './sub-agent';
+import type { SubAgentParent } from './sub-agent-parent';
 
 /**
  * The session journal's events (docs/architecture.md §3.1). Stored as written, as JSON, keyed by

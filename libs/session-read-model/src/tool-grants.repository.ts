@@ -1,6 +1,5 @@
 import type { Conversation, Person } from '@tollgate/protocol';
 import type { DataSource } from 'typeorm';
-import type { ToolGrants } from '../session/domain/tool-grants.port';
 
 /** Which grants an operator means; an absent key matches every value. */
 export interface GrantFilter {
@@ -64,7 +63,7 @@ const IN_FORCE = `
  * through it. A revoked grant stays as a row with `revoked_at` set, so nothing
  * that replays older answers can bring it back.
  */
-export class ToolGrantsRepository implements ToolGrants {
+export class ToolGrantsRepository {
   /** `dataSource` resolves once the database is connected and migrated. */
   constructor(private readonly dataSource: () => Promise<DataSource>) {}
 

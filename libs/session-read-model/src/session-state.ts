@@ -17,7 +17,7 @@ import {
   startTurn,
   subAgentsDone,
 } from './approval-turn';
-import type { SubAgentParent } from './sub-agent';
+import type { SubAgentParent } from './sub-agent-parent';
 import type { JournaledEvent, SessionEvent, ToolCall, ToolCallOutcome } from './session-event';
 import { ownEntry, setOwnEntry } from './own-entry';
 
