@@ -87,6 +87,12 @@ const MOVES: Record<
     },
     apply: markRecovered,
   },
+  // Redriving needs every sibling answered, so the move answers what is still pending first.
+  'begin the redrive': {
+    leadsTo: { WaitingForApprovals: 'Redriving', RecoveredWaitingForApprovals: 'Redriving' },
+    apply: (t) =>
+      beginRedrive(pendingCalls(t).reduce((turn, p) => recordResolved(turn, approve(p.callId)), t)),
+  },
   'finish the batch': { leadsTo: { Redriving: 'Running' }, apply: finishBatch },
   'complete the turn': { leadsTo: { Running: 'NoActive' }, apply: completeTurn },
   'await sub-agents': {
@@ -123,7 +129,7 @@ const MOVES: Record<
 
 describe('S13 approval turn phases', () => {
   describe.each(Object.entries(MOVES))('%s', (_name, move) => {
-    it.each(PHASES)('from %s', (phase) => {
+    it.each(PHASES)('S13 from %s: the phase the diagram names, or refused', (phase) => {
       const before = inPhase(phase);
       const expected = move.leadsTo[phase];
       if (expected === undefined) {
