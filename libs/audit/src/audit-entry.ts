@@ -17,6 +17,10 @@ export const AUDIT_KINDS = [
   'cancel',
   'decision',
   'quarantine',
+  /** G1: one approval of a prompt with a quorum counted (`who`), the quorum not yet reached. */
+  'quorum_step',
+  /** G1: a deny that ended a prompt with a quorum, with the approvals it overruled. */
+  'veto',
 ] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 

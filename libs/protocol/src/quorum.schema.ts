@@ -20,7 +20,7 @@ export const approvalCountSchema = z.strictObject({
 
 export const quorumSchema = z
   .strictObject({
-    /** Distinct approvals needed; 1 only with `separateFrom` (someone else must approve). */
+    /** Distinct approvals needed (1: one of the named approvers, or anyone but `separateFrom`). */
     required: z.number().int().min(1).max(MAX_QUORUM),
     /** The approvals counted so far, oldest first; fewer than `required` while it is pending. */
     approvals: z.array(approvalCountSchema).max(MAX_QUORUM),
@@ -39,13 +39,6 @@ export const quorumSchema = z
         code: 'custom',
         path: ['approvals'],
         message: 'must not count a person twice',
-      });
-    }
-    if (quorum.required === 1 && quorum.separateFrom === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['required'],
-        message: 'a quorum of 1 is only sent with separateFrom (else the prompt has no quorum)',
       });
     }
   });

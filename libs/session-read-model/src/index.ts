@@ -5,6 +5,8 @@
 export * from './session-event';
 export * from './session-state';
 export * from './approval-turn';
+// G1: the tally a pending prompt keeps; evolve counts approvals with it, the service decides.
+export * from './approval-tally.decider';
 export { IllegalApprovalTransition } from './approval-turn.errors';
 export { hasOwnEntry, ownEntry, setOwnEntry } from './own-entry';
 export type { SubAgentParent } from './sub-agent-parent';

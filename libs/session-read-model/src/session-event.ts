@@ -1,5 +1,6 @@
 import type {
   ArgumentChange,
+  ApprovalCount,
   ApprovalDecision,
   ApprovalStatus,
   Conversation,
@@ -99,6 +100,22 @@ export type SessionEvent =
       readonly resolvedBy: Person;
       /** G2: approved with edited arguments; the call runs with exactly these. */
       readonly edit?: ApprovalEdit;
+      /**
+       * G1, on a prompt with a quorum: every approval counted (approved: all of them, the last
+       * `resolvedBy`'s; a veto: those it overruled).
+       */
+      readonly approvals?: readonly ApprovalCount[];
+    }
+  /**
+   * G1: an approval of a prompt with a quorum was counted (`at`: when). The one that reaches
+   * the quorum is followed by ToolApprovalResolved in the same decision.
+   */
+  | {
+      readonly type: 'ToolApprovalCounted';
+      readonly commandId: string;
+      readonly callId: string;
+      readonly by: Person;
+      readonly at: string;
     }
   | {
       readonly type: 'ToolApprovalRefused';
@@ -171,6 +188,14 @@ export type SessionEvent =
       readonly options: readonly Option[];
       readonly request?: ToolInteractionRequest;
       readonly timers?: PromptTimers;
+    }
+  /** G1: an approval of an API approval with a quorum was counted (see ToolApprovalCounted). */
+  | {
+      readonly type: 'ApiApprovalCounted';
+      readonly commandId: string;
+      readonly approvalId: string;
+      readonly by: Person;
+      readonly at: string;
     }
   /** A2: the one decision of an API approval; its `ApprovalDecided` goes out with it. */
   | {

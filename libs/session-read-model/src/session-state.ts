@@ -19,6 +19,7 @@ import {
 } from './approval-turn';
 import type { SubAgentParent } from './sub-agent-parent';
 import type { JournaledEvent, SessionEvent, ToolCall, ToolCallOutcome } from './session-event';
+import { countedIn } from './approval-tally.decider';
 import { ownEntry, setOwnEntry } from './own-entry';
 
 /** What the session knows of one call of the current batch that was put to an approver. */
@@ -232,6 +233,26 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
             }
           : state.requested,
       };
+    }
+    case 'ToolApprovalCounted': {
+      const call = ownEntry(state.requested, event.callId);
+      if (!call) return state;
+      const requested = { ...state.requested };
+      setOwnEntry(requested, event.callId, {
+        ...call,
+        request: countedIn(call.request, { by: event.by, at: event.at }),
+      });
+      return { ...state, requested };
+    }
+    case 'ApiApprovalCounted': {
+      const approval = ownEntry(state.apiApprovals, event.approvalId);
+      if (!approval) return state;
+      const apiApprovals = { ...state.apiApprovals };
+      setOwnEntry(apiApprovals, event.approvalId, {
+        ...approval,
+        request: countedIn(approval.request, { by: event.by, at: event.at }),
+      });
+      return { ...state, apiApprovals };
     }
     case 'ToolApprovalRefused':
       // Audit only: a refused click changes nothing about the approval.

@@ -93,3 +93,34 @@ describe('checkApprovalBody', () => {
     }
   });
 });
+
+describe('G1 checkApprovalBody: quorum and separateApprover', () => {
+  it('G1 takes a quorum the approvers can reach, and separateApprover', () => {
+    const verdict = checkApprovalBody({ ...minimal, quorum: 2, separateApprover: false }, client);
+    expect(verdict).toMatchObject({ ok: true, ask: { quorum: 2, separateApprover: false } });
+  });
+
+  it('G1 refuses a quorum more than the approvers who may approve, naming why', () => {
+    expect(checkApprovalBody({ ...minimal, quorum: 3 }, client)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid_quorum',
+      message: 'quorum needs 3 distinct approvers but only 2 may approve',
+    });
+    // The person it is on behalf of does not count when kept separate.
+    expect(
+      checkApprovalBody(
+        { ...minimal, quorum: 2, separateApprover: true, onBehalfOf: 'U1' },
+        client,
+      ),
+    ).toMatchObject({ ok: false, code: 'invalid_quorum' });
+    expect(checkApprovalBody({ ...minimal, quorum: 0 }, client)).toMatchObject({
+      ok: false,
+      code: 'invalid_quorum',
+    });
+    expect(checkApprovalBody({ ...minimal, separateApprover: 'yes' }, client)).toMatchObject({
+      ok: false,
+      code: 'invalid_separate_approver',
+    });
+  });
+});

@@ -1,5 +1,6 @@
 import { approversAllowed, type ApprovalClient, routeAllowed } from '@tollgate/approval-clients';
 import {
+  apiQuorumProblem,
   jsonArgumentsProblem,
   type JsonObject,
   LIMITS,
@@ -26,6 +27,10 @@ export interface ApprovalAsk {
   readonly options: readonly OptionKey[];
   readonly deadline?: string;
   readonly onDeadline?: 'expire' | 'deny';
+  /** G1: distinct approvers needed (absent: 1). */
+  readonly quorum?: number;
+  /** G1: `onBehalfOf` may deny but not approve. */
+  readonly separateApprover?: boolean;
 }
 
 export type BodyVerdict =
@@ -48,6 +53,8 @@ const FIELDS = new Set([
   'options',
   'deadline',
   'onDeadline',
+  'quorum',
+  'separateApprover',
 ]);
 // eslint-disable-next-line no-control-regex
 const UNSTORABLE = /[\u0000\p{Cs}]/u;
@@ -109,6 +116,15 @@ function read(body: unknown, client: ApprovalClient): ApprovalAsk {
   const deadline =
     body.deadline === undefined || body.deadline === null ? undefined : readDeadline(body.deadline);
   const onDeadline = readOnDeadline(body.onDeadline, deadline);
+  const quorum = readQuorum(body.quorum);
+  const separateApprover = readSeparateApprover(body.separateApprover);
+  const quorumProblem = apiQuorumProblem({
+    approvers: approvers.map((id) => ({ id })),
+    ...(onBehalfOf === null ? {} : { onBehalfOf: { id: onBehalfOf } }),
+    ...(quorum === undefined ? {} : { quorum }),
+    ...(separateApprover === undefined ? {} : { separateApprover }),
+  });
+  if (quorumProblem !== undefined) throw bad('invalid_quorum', `quorum ${quorumProblem}`);
 
   if (
     !routeAllowed(client, {
@@ -133,7 +149,23 @@ function read(body: unknown, client: ApprovalClient): ApprovalAsk {
     options,
     ...(deadline === undefined ? {} : { deadline }),
     ...(onDeadline === undefined ? {} : { onDeadline }),
+    ...(quorum === undefined ? {} : { quorum }),
+    ...(separateApprover === undefined ? {} : { separateApprover }),
   };
+}
+
+function readQuorum(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > LIMITS.approvers)
+    throw bad('invalid_quorum', `quorum must be a whole number from 1 to ${LIMITS.approvers}`);
+  return raw;
+}
+
+function readSeparateApprover(raw: unknown): boolean | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'boolean')
+    throw bad('invalid_separate_approver', 'separateApprover must be true or false');
+  return raw;
 }
 
 function readAgent(raw: unknown, client: ApprovalClient): ApprovalAsk['agent'] {

@@ -41,6 +41,8 @@ export function approvalRequestOf(
     options: [...ask.options],
     ...(ask.deadline === undefined ? {} : { deadline: ask.deadline }),
     ...(ask.onDeadline === undefined ? {} : { onDeadline: ask.onDeadline }),
+    ...(ask.quorum === undefined ? {} : { quorum: ask.quorum }),
+    ...(ask.separateApprover === undefined ? {} : { separateApprover: ask.separateApprover }),
   };
 }
 

@@ -70,7 +70,7 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
           }),
         ];
       }
-      const answer = entry('answer', {
+      const answer = entry(event.approvals !== undefined && !event.approved ? 'veto' : 'answer', {
         callId: event.callId,
         who: whoOf(event.resolvedBy),
         detail: {
@@ -78,6 +78,7 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
           option: event.optionKey,
           label: event.label,
           approved: event.approved,
+          ...approvalsDetail(event.approvals),
         },
       });
       if (event.edit !== undefined) {
@@ -107,6 +108,22 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
         }),
       ];
     }
+    case 'ToolApprovalCounted':
+      return [
+        entry('quorum_step', {
+          callId: event.callId,
+          who: whoOf(event.by),
+          detail: { commandId: event.commandId },
+        }),
+      ];
+    case 'ApiApprovalCounted':
+      return [
+        entry('quorum_step', {
+          callId: event.approvalId,
+          who: whoOf(event.by),
+          detail: { commandId: event.commandId },
+        }),
+      ];
     case 'ToolApprovalRefused':
       return [
         entry('refusal', {
@@ -167,6 +184,7 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
           status: event.status,
           option: decision?.option ?? null,
           reason: decision?.reason ?? null,
+          ...approvalsDetail(decision?.approvals),
         },
       };
       if (decision === null)
@@ -181,7 +199,9 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
           ? 'grant_used'
           : decision.via === 'deadline'
             ? 'deadline'
-            : 'decision';
+            : decision.approvals !== undefined && event.status === 'denied'
+              ? 'veto'
+              : 'decision';
       const decided = entry(kind, { ...base, who, via: decision.via });
       if (decision.option !== 'approve_always' || decision.via === 'grant') return [decided];
       return [
@@ -210,6 +230,13 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
     case 'TurnFailed':
       return [];
   }
+}
+
+/** G1: who had approved (their ids, oldest first) when a quorum was reached or vetoed. */
+function approvalsDetail(
+  approvals: readonly { readonly by: { readonly id: string } }[] | undefined,
+): { approvals?: string[] } {
+  return approvals === undefined ? {} : { approvals: approvals.map((a) => a.by.id) };
 }
 
 /** The answers that also give a grant, and how far it reaches. */

@@ -46,7 +46,7 @@ import type { ToolRegistry } from './tool-registry';
  *       mode: { enum: [read, append] }
  * ```
  *
- * With a quorum above 1 or `separateApprover`, a prompt offers only approve_once and deny: a
+ * With a quorum, approvers or `separateApprover`, a prompt offers only approve_once and deny: a
  * grant ("allow in this chat", "always allow") would let one person stand in for the quorum.
  *
  * The file is an allow-list: a tool it names that the registry lacks is an error, and a
@@ -397,12 +397,13 @@ function quorumProblems(
       problem: `needs ${required} distinct approvers but approvers names ${new Set(ids).size}`,
     });
   }
-  if (required > 1 || entry.separateApprover === true) {
+  const hasRule = required > 1 || entry.separateApprover === true || entry.approvers !== undefined;
+  if (hasRule) {
     (entry.options ?? []).forEach((key, index) => {
       if (GRANT_OPTIONS.includes(key)) {
         problems.push({
           path: at('options', index),
-          problem: `cannot be offered with a quorum or separateApprover: a grant would let one person stand in for them`,
+          problem: `cannot be offered with a quorum, approvers or separateApprover: a grant would let one person stand in for them`,
         });
       }
     });

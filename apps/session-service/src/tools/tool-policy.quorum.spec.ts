@@ -68,7 +68,9 @@ describe('G1 tool policy: quorum, approvers and separateApprover', () => {
         '    quorum: 2',
         '    options: [approve_once, approve_always, deny]',
       ]),
-    ).toContain('tools.write_note.options[1] cannot be offered with a quorum or separateApprover');
+    ).toContain(
+      'tools.write_note.options[1] cannot be offered with a quorum, approvers or separateApprover',
+    );
   });
 
   it('G1 refuses quorum fields on a tool that never prompts, and nonsense values', () => {

@@ -180,3 +180,25 @@ describe('A2 — typed answers to approval API prompts', () => {
     });
   });
 });
+
+describe('G1 — typed answers to a prompt with a quorum', () => {
+  const approve = readAnswerWord('approve')!;
+  const quorum = { required: 2, approvals: [] };
+
+  it('G1 a quorum without named approvers is any member’s to answer; the session counts it', () => {
+    const open = prompt('open', { requester: bob, quorum });
+    expect(decideTextAnswer(approve, alice, [open])).toMatchObject({
+      kind: 'answer',
+      prompt: { name: 'open' },
+    });
+  });
+
+  it('G1 a quorum of named approvers is theirs only', () => {
+    const named = prompt('named', { requester: bob, quorum, approvers: [bob] });
+    expect(decideTextAnswer(approve, alice, [named])).toMatchObject({
+      kind: 'hint',
+      reason: 'not_requester',
+    });
+    expect(decideTextAnswer(approve, bob, [named])).toMatchObject({ kind: 'answer' });
+  });
+});

@@ -58,7 +58,7 @@ export function readAnswerWord(text: string): AnswerWord | undefined {
 export interface AnswerablePrompt {
   readonly request: Pick<
     ToolInteractionRequest,
-    'requester' | 'principal' | 'options' | 'approvers'
+    'requester' | 'principal' | 'options' | 'approvers' | 'quorum'
   >;
 }
 
@@ -99,6 +99,8 @@ export function decideTextAnswer<P extends AnswerablePrompt>(
     (p) =>
       p.request.principal === 'automation' ||
       p.request.requester.id === sender.id ||
+      // G1: a quorum without named approvers is any member's to answer (the session counts).
+      (p.request.quorum !== undefined && p.request.approvers === undefined) ||
       (p.request.approvers ?? []).some((approver) => approver.id === sender.id),
   );
   const [prompt] = answerable;

@@ -28,6 +28,7 @@ import {
   type SessionState,
 } from '@tollgate/session-read-model';
 import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
+import { answerApiTally, apiQuorum, quorumOptions } from './api-quorum';
 
 /**
  * A2: the approval API's approvals, decided in their agent session (docs/protocol.md,
@@ -47,6 +48,12 @@ const NOTICES: RejectionNotices = {
   already_answered: 'Your answer to this request is already counted; nothing changed.',
   own_call: 'You asked for this, so someone else must approve it; you may still deny it.',
   edit_refused: 'That edit is not allowed; nothing was decided.',
+};
+
+/** An API prompt offers no edit: its arguments are the agent's, run by the agent. */
+const NOT_EDITABLE = {
+  code: 'not_offered',
+  text: 'This request cannot be edited; nothing was decided.',
 };
 
 export async function decideApprovalRequest(
@@ -72,7 +79,8 @@ export async function decideApprovalRequest(
     hasOwnEntry(state.settledCalls, command.approvalId)
   )
     return;
-  const options = standardOptions(command.options);
+  const quorum = apiQuorum(command);
+  const options = standardOptions(quorum ? quorumOptions(command.options) : command.options);
   const asked = {
     type: 'ApiApprovalRequested' as const,
     commandId: command.id,
@@ -89,7 +97,8 @@ export async function decideApprovalRequest(
     approvers: command.approvers,
     options,
   };
-  const granted = await grantFor(state, command, deps);
+  // G1: no one approver's grant stands in for a quorum or a separate approver.
+  const granted = quorum ? undefined : await grantFor(state, command, deps);
   if (granted) {
     recorder.record(asked);
     decide(recorder, approvalOf(command), command.id, 'approved', granted, []);
@@ -121,6 +130,7 @@ export async function decideApprovalRequest(
       approvers: command.approvers,
       principal: 'user',
       options,
+      ...(quorum ? { quorum } : {}),
     },
     command.conversation,
   );
@@ -170,6 +180,31 @@ export function decideApiResponse(
     return;
   }
   const { request } = approval;
+  const { quorum } = request;
+  if (quorum !== undefined) {
+    const option = request.options.find((o) => o.key === command.optionKey);
+    if (!option) {
+      refuseApi(recorder, command, 'option_unavailable');
+      return;
+    }
+    if (command.edits !== undefined) {
+      refuseEdit(recorder, command, NOT_EDITABLE, { conversation: [command.conversation] });
+      return;
+    }
+    const ref = approvalFromState(state, approval);
+    answerApiTally(
+      recorder,
+      command,
+      option,
+      { ...request, quorum },
+      {
+        refuse: (reason) => refuseApi(recorder, command, reason),
+        decide: (status, decision, drafts) =>
+          decide(recorder, ref, command.id, status, decision, drafts),
+      },
+    );
+    return;
+  }
   if (!(request.approvers ?? [request.requester]).some((p) => p.id === command.sender.id)) {
     refuseApi(recorder, command, 'wrong_requester');
     return;
@@ -180,13 +215,7 @@ export function decideApiResponse(
     return;
   }
   if (command.edits !== undefined) {
-    // An API prompt offers no edit: its arguments are the agent's, run by the agent.
-    refuseEdit(
-      recorder,
-      command,
-      { code: 'not_offered', text: 'This request cannot be edited; nothing was decided.' },
-      { conversation: [command.conversation] },
-    );
+    refuseEdit(recorder, command, NOT_EDITABLE, { conversation: [command.conversation] });
     return;
   }
   const { sender } = command;

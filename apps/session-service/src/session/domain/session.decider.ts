@@ -24,6 +24,7 @@ import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
 import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
 import { decideEdit } from './argument-edit.decider';
+import { answerWithTally } from './quorum-answer';
 
 /**
  * The session's decisions, one per command (docs/architecture.md §3.3–3.4). Each reads the state
@@ -86,6 +87,23 @@ export async function decideResponse(
   }
   if (!call) throw new Error(`call ${command.callId} is pending but was never requested`);
   const request = call.request;
+  const { quorum } = request;
+  if (quorum !== undefined) {
+    // G1: the tally says who may answer and when the answers decide.
+    const option = request.options.find((o) => o.key === command.optionKey);
+    if (!option) {
+      refuse(recorder, command, 'option_unavailable', NOTICES);
+      return;
+    }
+    if (command.edits !== undefined) {
+      // Every approver of a quorum approves the same arguments: no edit is offered.
+      refuseEdit(recorder, command, QUORUM_NOT_EDITABLE);
+      return;
+    }
+    if (!answerWithTally(recorder, command, option, { ...request, quorum }, NOTICES)) return;
+    await redriveIfLast(recorder, deps);
+    return;
+  }
   if (!mayAnswer(request, command.sender)) {
     refuse(recorder, command, 'wrong_requester', NOTICES);
     return;
@@ -135,6 +153,11 @@ export async function decideResponse(
       },
     ],
   );
+  await redriveIfLast(recorder, deps);
+}
+
+/** The last sibling's answer goes on with the batch (docs/architecture.md §3.3). */
+async function redriveIfLast(recorder: SessionRecorder, deps: SessionDeps): Promise<void> {
   if (recorder.current.turn.phase === 'Redriving') {
     await recorder.checkpoint('approval-resolved');
     await redrive(recorder, deps);
@@ -211,6 +234,11 @@ function refreshes(state: SessionState, callIds: readonly string[]): OutputDraft
     request: ownEntry(state.requested, callId)?.request,
   }));
 }
+
+const QUORUM_NOT_EDITABLE = {
+  code: 'not_offered',
+  text: 'A request several people approve cannot be edited; nothing was decided.',
+};
 
 const NOTICES: RejectionNotices = {
   wrong_requester: 'Only the person who asked can answer this request.',

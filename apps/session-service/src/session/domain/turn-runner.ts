@@ -4,7 +4,10 @@ import {
   LIMITS,
   type Person,
   type Principal,
+  type Quorum,
 } from '@tollgate/protocol';
+import type { QuorumPolicy } from '../../tools/tool-policy';
+import { quorumOf } from '@tollgate/session-read-model';
 import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
 import {
   holdsSessionGrant,
@@ -111,7 +114,11 @@ async function startBatch(
       recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
     } else if (entry.mode === 'deny') {
       recordResult(recorder, call, 'refused_by_policy', RESULT_REFUSED);
-    } else if (entry.mode === 'auto' || (await isGranted(recorder, deps, call.toolName))) {
+    } else if (
+      entry.mode === 'auto' ||
+      // G1: no one person's grant stands in for a quorum or a separate approver.
+      (entry.quorum === undefined && (await isGranted(recorder, deps, call.toolName)))
+    ) {
       await execute(recorder, deps, call);
     } else {
       gated.push(call);
@@ -127,16 +134,20 @@ async function startBatch(
       entry.editable,
       parseArguments(call.arguments) as JsonObject | undefined,
     );
+    const quorum = entry.quorum === undefined ? undefined : promptQuorum(entry.quorum, user);
     const request = recorder.output(seq, 0, {
       type: 'ToolInteractionRequest',
       callId: call.callId,
       batchId,
       toolName: call.toolName,
-      displayText: promptText(recorder, call, content, user),
+      displayText: promptText(recorder, call, content, user, entry.quorum),
       requester: user.sender,
+      ...(entry.quorum?.approvers ? { approvers: [...entry.quorum.approvers] } : {}),
       principal: user.principal,
       options: [...entry.options],
-      ...(editable ? { editable } : {}),
+      // Every approver of a tally approves the same arguments (an edit is refused there).
+      ...(editable && !quorum ? { editable } : {}),
+      ...(quorum ? { quorum } : {}),
     });
     if (request.type !== 'ToolInteractionRequest') throw new Error('unreachable');
     const timers = promptTimersAt(entry.timers, request.occurredAt);
@@ -163,6 +174,26 @@ async function startBatch(
 }
 
 /**
+ * G1: the tally a prompt with a quorum starts with. Only a person can be kept separate from
+ * their own call: an automation's message has no one behind it.
+ */
+function promptQuorum(
+  policy: QuorumPolicy,
+  user: { sender: Person; principal: Principal },
+): Quorum {
+  const separateFrom =
+    policy.separateApprover && user.principal === 'user' ? user.sender : undefined;
+  return quorumOf({
+    rule: {
+      required: policy.required,
+      ...(policy.approvers ? { approvers: policy.approvers } : {}),
+      ...(separateFrom ? { separateFrom } : {}),
+    },
+    approvals: [],
+  });
+}
+
+/**
  * A4: the prompt shows the tool and the arguments the model gave, as they will run; the model's
  * own text of the batch only as "Agent says:". Arguments that are no JSON object are shown as
  * the text the model sent, which is what the tool would be refused with.
@@ -172,6 +203,7 @@ function promptText(
   call: ToolCall,
   content: string,
   user: { sender: Person; principal: Principal },
+  quorum: QuorumPolicy | undefined,
 ): string {
   const state = recorder.current;
   const parsed = parseArguments(call.arguments);
@@ -186,7 +218,12 @@ function promptText(
       session: state.sessionId,
       ...(user.principal === 'user' ? { onBehalfOf: user.sender } : {}),
     },
-    approvers: user.principal === 'user' ? [user.sender] : 'any member',
+    approvers:
+      quorum !== undefined
+        ? (quorum.approvers ?? 'any member')
+        : user.principal === 'user'
+          ? [user.sender]
+          : 'any member',
     maxChars: PROMPT_TEXT_BUDGET[platform],
   });
 }

@@ -1,4 +1,4 @@
-import type { ApprovalCount, Person, Quorum } from '@tollgate/protocol';
+import type { ApprovalCount, Person, Quorum, ToolInteractionRequest } from '@tollgate/protocol';
 
 /**
  * G1: the two-person rule and quorum, pure. A prompt with a quorum is decided by the tally, not
@@ -107,4 +107,25 @@ export function tallyOf(
     },
     approvals: quorum.approvals,
   };
+}
+
+/** The tally of a prompt with a quorum: its rule and approvals, read from the prompt itself. */
+export function tallyOfRequest(
+  request: ToolInteractionRequest & { readonly quorum: Quorum },
+): TallyState {
+  return tallyOf(request.quorum, request.approvers, request.requester);
+}
+
+/** The prompt with one more approval counted, as a refresh or a tally re-sends it. */
+export function countedIn(
+  request: ToolInteractionRequest,
+  approval: ApprovalCount,
+): ToolInteractionRequest {
+  const { quorum } = request;
+  if (quorum === undefined) return request;
+  const next = evolveTally(tallyOfRequest({ ...request, quorum }), {
+    type: 'ApprovalCounted',
+    approval,
+  });
+  return { ...request, quorum: quorumOf(next) };
 }
