@@ -3,7 +3,8 @@ import { SessionRecorder } from '../session/domain/session-recorder';
 import type { SessionState } from '@tollgate/session-read-model';
 import { recordProcessed } from './command-ledger';
 import type { DecisionResult } from './decision-errors';
-import { historySourceOf } from './event-journal';
+import { historySourceOf, type Queryable } from './event-journal';
+import type { ConnectionGate } from './connection-gate';
 import type { Failpoint } from './failpoint';
 import { type InboxEntry, settleQueued } from './session-inbox';
 import { lockSession } from './session-lock';
@@ -26,6 +27,8 @@ export interface DecideOptions {
 /** What a decision run needs from the store that starts it. */
 export interface DecisionRunContext {
   readonly dataSource: DataSource;
+  /** Bounds the connections decisions hold at once (see ConnectionGate). */
+  readonly gate: ConnectionGate;
   readonly writer: SessionWriter;
   readonly failpoint: Failpoint;
   readonly now: () => string;
@@ -39,6 +42,8 @@ export interface DecisionRunContext {
 export class DecisionRun {
   committedAny = false;
   private runner?: QueryRunner;
+  /** Gives back the gate's slot the open transaction holds. */
+  private releaseSlot?: () => void;
   private persisted = { events: 0, unjournaled: 0, dispatched: 0 };
   /** The state as of the last commit (or the load), for the projections' diff. */
   private committedState?: SessionState;
@@ -75,7 +80,7 @@ export class DecisionRun {
           this.context.failpoint(point);
           r.clockAt(this.context.now());
         },
-        historySourceOf(() => this.context.dataSource, this.sessionId),
+        historySourceOf((read) => this.read(read), this.sessionId),
       );
       await decision(recorder);
       await this.commit(recorder);
@@ -86,11 +91,23 @@ export class DecisionRun {
     }
   }
 
+  /**
+   * A read while this run holds its transaction goes through that connection: from a second
+   * one, as many runs as the gate admits would each wait for one more (a restart redriving
+   * more sessions than that deadlocked into timeouts, D2). Otherwise it takes a gated slot.
+   */
+  private async read<T>(read: (connection: Queryable) => Promise<T>): Promise<T> {
+    if (this.runner) return read(this.runner.manager);
+    return this.context.gate.run(() => read(this.context.dataSource));
+  }
+
   private async begin(): Promise<EntityManager> {
     if (this.runner) return this.runner.manager;
+    const release = await this.context.gate.acquire();
     const runner = this.context.dataSource.createQueryRunner();
-    await runner.connect();
     this.runner = runner;
+    this.releaseSlot = release;
+    await runner.connect();
     await runner.startTransaction();
     await lockSession(runner.manager, this.sessionId);
     return runner.manager;
@@ -139,7 +156,7 @@ export class DecisionRun {
     try {
       await runner.commitTransaction();
     } finally {
-      await runner.release();
+      await this.release(runner);
     }
   }
 
@@ -150,7 +167,17 @@ export class DecisionRun {
     try {
       if (runner.isTransactionActive) await runner.rollbackTransaction();
     } finally {
+      await this.release(runner);
+    }
+  }
+
+  private async release(runner: QueryRunner): Promise<void> {
+    const releaseSlot = this.releaseSlot;
+    this.releaseSlot = undefined;
+    try {
       await runner.release();
+    } finally {
+      releaseSlot?.();
     }
   }
 }

@@ -39,13 +39,18 @@ export async function appendEvents(
   await appendAuditFor(manager, events);
 }
 
-/** The session's provider history through `throughSeq`, read through `connection`. */
-export function historySourceOf(connection: () => Queryable, sessionId: string): HistorySource {
+/** Runs a read on a connection it chooses (the pool, a held transaction, a gated slot). */
+export type WithConnection = <T>(read: (connection: Queryable) => Promise<T>) => Promise<T>;
+
+/** The session's provider history through `throughSeq`. */
+export function historySourceOf(withConnection: WithConnection, sessionId: string): HistorySource {
   return async (throughSeq) => {
-    const rows = await connection().query<{ seq: number; data: SessionEvent; occurred_at: Date }[]>(
-      `SELECT seq, data, occurred_at FROM session_events
-       WHERE session_id = $1 AND seq <= $2 AND type = ANY($3::text[]) ORDER BY seq`,
-      [sessionId, throughSeq, HISTORY_EVENT_TYPES],
+    const rows = await withConnection((connection) =>
+      connection.query<{ seq: number; data: SessionEvent; occurred_at: Date }[]>(
+        `SELECT seq, data, occurred_at FROM session_events
+         WHERE session_id = $1 AND seq <= $2 AND type = ANY($3::text[]) ORDER BY seq`,
+        [sessionId, throughSeq, HISTORY_EVENT_TYPES],
+      ),
     );
     return rows.map(journaled);
   };

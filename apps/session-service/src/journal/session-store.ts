@@ -8,6 +8,7 @@ import {
   JournalConflict,
   PartiallyCommittedDecision,
 } from './decision-errors';
+import { ConnectionGate } from './connection-gate';
 import { type DecideOptions, type Decision, DecisionRun } from './decision-run';
 import { historySourceOf } from './event-journal';
 import { type Failpoint, noFailpoint } from './failpoint';
@@ -44,6 +45,7 @@ export class SessionStore {
   private readonly inboxTable: SessionInbox;
   private readonly quarantines: SessionQuarantine;
   private readonly recovery: RecoveryStore;
+  private readonly gate: ConnectionGate;
 
   constructor(
     /** @internal */
@@ -61,6 +63,7 @@ export class SessionStore {
     this.inboxTable = new SessionInbox(dataSource);
     this.quarantines = new SessionQuarantine(dataSource, outbox, now);
     this.recovery = new RecoveryStore(dataSource, outbox, now);
+    this.gate = ConnectionGate.forPool(dataSource);
   }
 
   async decide(
@@ -71,6 +74,7 @@ export class SessionStore {
   ): Promise<DecisionResult> {
     const context = {
       dataSource: this.dataSource,
+      gate: this.gate,
       writer: this.writer,
       failpoint: this.failpoint,
       now: this.now,
@@ -132,7 +136,7 @@ export class SessionStore {
 
   /** @internal The session's provider history through `throughSeq`, outside any transaction. */
   historySource(sessionId: string): HistorySource {
-    return historySourceOf(() => this.dataSource, sessionId);
+    return historySourceOf((read) => read(this.dataSource), sessionId);
   }
 
   /** @internal See openSession. */
