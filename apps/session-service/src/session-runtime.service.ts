@@ -28,6 +28,7 @@ import {
   TransientFailure,
 } from '@tollgate/messaging';
 import { SESSION_COMMANDS_PATTERN } from './commands/session-commands.pattern';
+import { carriedContext, carryContext } from '@tollgate/telemetry';
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { DataSource } from 'typeorm';
@@ -51,6 +52,7 @@ import { PromptTimerRepository } from './journal/prompt-timer.repository';
 import { decidePromptTimer } from './session/domain/prompt-timer.decider';
 import { promptTimerKey } from './session/domain/prompt-timer';
 import { PromptTimerPoller } from './timers/prompt-timer.poller';
+import { decisionSpan, tracedSessionDeps } from './tracing/traced-deps';
 
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -145,12 +147,12 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       );
     }, HOUSEKEEPING_INTERVAL_MS);
     this.housekeeping.unref();
-    const deps: SessionDeps = {
+    const deps: SessionDeps = tracedSessionDeps({
       model: this.model,
       tools: this.tools,
       policy: this.policy,
       grants: this.grants,
-    };
+    });
     const handle = new HandleCommand(store, deps);
     const scheduler = this.schedulerFor(store, subjects, handle, (id, options) =>
       recovery.resumeOne(id, options),
@@ -180,7 +182,17 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     });
     // After recovery, so a timer due during the outage follows the refresh of its prompt.
     void recovered.then(() => this.timers?.start());
-    this.onCommand = commandMessageHandler(subjects, scheduler, this.logger);
+    this.onCommand = commandMessageHandler(
+      subjects,
+      {
+        // The message's trace goes with the command into the session's mailbox.
+        submit: (command) => {
+          carryContext(command);
+          return scheduler.submit(command);
+        },
+      },
+      this.logger,
+    );
     // Fed to CommandsController's @EventPattern by the JetStream transport.
     this.jetstream.declare(
       SESSION_COMMANDS_PATTERN,
@@ -214,7 +226,8 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     const ackWaitMs = this.config.TOLLGATE_ACK_WAIT_MS;
     return new SessionScheduler({
       store,
-      decide: (command, options) => handle.execute(command, options),
+      decide: (command, options) =>
+        decisionSpan(command, carriedContext(command), () => handle.execute(command, options)),
       recover,
       failInFlight: (sessionId, options) => handle.failInFlight(sessionId, options),
       logger: this.logger,

@@ -20,3 +20,4 @@ export * from './migrations/tool-grants.migration';
 export * from './migrations/tool-grants-per-person.migration';
 export * from './migrations/tool-grants-per-client.migration';
 export * from './migrations/session-grants.migration';
+export * from './migrations/outbox-traceparent.migration';

@@ -50,6 +50,15 @@ export function currentTraceparent(from: Context = context.active()): string | n
   return carrier.traceparent ?? null;
 }
 
+/**
+ * Runs `work` as part of the trace a stored `traceparent` names (work queued in one place and
+ * done later in another: the outbox); without one, or with tracing off, it just runs it.
+ */
+export function continueTrace<T>(traceparent: string | null | undefined, work: () => T): T {
+  if (!tracingEnabled() || !traceparent) return work();
+  return context.with(contextOfTraceparent(traceparent), work);
+}
+
 /** The context a stored `traceparent` names, to continue its trace; root when there is none. */
 export function contextOfTraceparent(traceparent: string | null | undefined): Context {
   if (!tracingEnabled() || !traceparent) return ROOT_CONTEXT;

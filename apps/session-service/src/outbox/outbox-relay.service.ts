@@ -1,4 +1,5 @@
 import type { JetStreamPublisher } from '@tollgate/messaging';
+import { continueTrace } from '@tollgate/telemetry';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
@@ -20,6 +21,7 @@ interface OutboxRow {
   id: string;
   subject: string;
   payload: string;
+  traceparent: string | null;
 }
 
 const encoder = new TextEncoder();
@@ -97,16 +99,19 @@ export class OutboxRelay {
   private async pass(): Promise<number> {
     return this.options.dataSource.transaction(async (manager) => {
       const rows: OutboxRow[] = await manager.query(
-        `SELECT position, id, subject, payload FROM outbox
+        `SELECT position, id, subject, payload, traceparent FROM outbox
          WHERE sent_at IS NULL ORDER BY position LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.batchSize],
       );
       if (rows.length === 0) return 0;
       const publisher = this.options.publisher();
-      // Published back to back on one connection, so JetStream stores them in order.
+      // Published back to back on one connection, so JetStream stores them in order. Each
+      // publish continues the trace of the decision that queued its row.
       await Promise.all(
         rows.map((row) =>
-          publisher.publish(row.subject, encoder.encode(row.payload), { msgId: row.id }),
+          continueTrace(row.traceparent, () =>
+            publisher.publish(row.subject, encoder.encode(row.payload), { msgId: row.id }),
+          ),
         ),
       );
       await manager.query(`UPDATE outbox SET sent_at = now() WHERE position = ANY($1::bigint[])`, [

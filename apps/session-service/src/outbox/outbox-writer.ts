@@ -4,6 +4,7 @@ import {
   outputSubject,
   type Subjects,
 } from '@tollgate/protocol';
+import { currentTraceparent } from '@tollgate/telemetry';
 import type { EntityManager } from 'typeorm';
 
 /** Writes what a decision publishes into the `outbox` table, in the decision's transaction. */
@@ -39,8 +40,8 @@ export class OutboxWriter {
     ];
     await manager.query(
       `WITH queued AS (
-         INSERT INTO outbox (id, session_id, subject, payload)
-         SELECT o.id, o.session_id, o.subject, o.payload
+         INSERT INTO outbox (id, session_id, subject, payload, traceparent)
+         SELECT o.id, o.session_id, o.subject, o.payload, $6::text
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
            WITH ORDINALITY AS o(id, session_id, subject, payload, n)
          ORDER BY o.n
@@ -52,6 +53,8 @@ export class OutboxWriter {
         rows.map((r) => r.subject),
         rows.map((r) => r.payload),
         this.channel,
+        // The decision's span: the relay publishes these rows as its children.
+        currentTraceparent(),
       ],
     );
   }

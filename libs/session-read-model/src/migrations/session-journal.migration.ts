@@ -2,6 +2,7 @@ import { AuditLog1796256000000 } from '@tollgate/audit';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { PromptTimers1796122000000 } from './prompt-timers.migration';
 import { CommandLedgerPlatform1764806400000 } from './command-ledger-platform.migration';
+import { OutboxTraceparent1796287700000 } from './outbox-traceparent.migration';
 
 /**
  * The session journal, its outbox, the durable command ledger and the pending-approvals
@@ -139,4 +140,6 @@ export const SESSION_SERVICE_MIGRATIONS = [
   PromptTimers1796122000000,
   // G4: every commit of the store appends to the audit trail, so it is part of the journal.
   AuditLog1796256000000,
+  // D7: the outbox writer stores each row's traceparent, so it is part of the journal too.
+  OutboxTraceparent1796287700000,
 ];
