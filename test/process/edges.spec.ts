@@ -116,9 +116,12 @@ describe('X17 — the edges of a built binding', () => {
 
   it("X17 the MCP gateway's own /metrics keeps the same rule", async () => {
     const server = createHttpServer(
-      new McpSessions(() => {
-        throw new Error('no MCP session in this test');
-      }),
+      new McpSessions(
+        () => {
+          throw new Error('no MCP session in this test');
+        },
+        { idleMs: 60_000, max: 1 },
+      ),
       new ReadinessService(),
       new MetricsService(),
       pino({ level: 'silent' }),

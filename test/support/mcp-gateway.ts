@@ -101,16 +101,34 @@ export async function startGateway(
   };
 }
 
-/** The SDK's own client as the agent, over streamable HTTP. */
-export async function httpAgent(gateway: GatewayProcess, sessionId?: string): Promise<Client> {
+/** The SDK's own client as the agent, over streamable HTTP (with the gateway's token, if any). */
+export async function httpAgent(
+  gateway: GatewayProcess,
+  sessionId?: string,
+  token?: string,
+): Promise<Client> {
   const client = new Client({ name: 'test-agent', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(
-      new URL(gateway.url('/mcp')),
-      sessionId === undefined ? {} : { sessionId },
-    ),
+    new StreamableHTTPClientTransport(new URL(gateway.url('/mcp')), {
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(token === undefined
+        ? {}
+        : { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+    }),
   );
   return client;
+}
+
+/** The MCP session id an HTTP agent holds. */
+export function sessionIdOf(client: Client): string | undefined {
+  return (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;
+}
+
+/** One sample of the gateway's /metrics (from loopback, as no metrics token is set), or 0. */
+export async function gatewayMetric(gateway: GatewayProcess, series: string): Promise<number> {
+  const text = await (await fetch(gateway.url('/metrics'))).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 
 /** The SDK's own client as the agent, starting the gateway itself with `--stdio`. */

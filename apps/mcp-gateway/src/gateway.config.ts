@@ -38,6 +38,14 @@ const fileSchema = z.strictObject({
     .default({ default: 'ask', tools: {} }),
 });
 
+function wholeNumber(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
 const envSchema = z.object({
   PORT: z
     .string()
@@ -45,8 +53,14 @@ const envSchema = z.object({
     .transform(Number)
     .pipe(z.number().int().min(0).max(65_535))
     .default(3005),
-  // Loopback by default: /mcp carries no credentials of its own.
+  // Loopback by default; any other address needs TOLLGATE_MCP_GATEWAY_TOKEN.
   HOST: z.string().min(1).default('127.0.0.1'),
+  // Agents send `Authorization: Bearer <it>` on /mcp; unset, /mcp is open (loopback only).
+  TOLLGATE_MCP_GATEWAY_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  // A session with no exchange open for this long is closed (its agent resumes it on demand).
+  TOLLGATE_MCP_SESSION_IDLE_SECONDS: wholeNumber(1, 7 * 24 * 3_600).default(1_800),
+  // Live MCP sessions at most: past it the oldest idle one gives way, or a new one is refused.
+  TOLLGATE_MCP_MAX_SESSIONS: wholeNumber(1, 1_000_000).default(1_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // As every service: /metrics needs `Authorization: Bearer <it>`; unset, only from this host.
   TOLLGATE_METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
@@ -57,6 +71,9 @@ export interface GatewayConfig {
   readonly HOST: string;
   readonly LOG_LEVEL: string;
   readonly TOLLGATE_METRICS_TOKEN?: string | undefined;
+  readonly TOLLGATE_MCP_GATEWAY_TOKEN?: string | undefined;
+  readonly TOLLGATE_MCP_SESSION_IDLE_SECONDS: number;
+  readonly TOLLGATE_MCP_MAX_SESSIONS: number;
   readonly approvalApi: { readonly url: string; readonly key: string } | undefined;
   readonly agentName: string;
   readonly holdSeconds: number;
@@ -69,10 +86,14 @@ export interface GatewayConfig {
   readonly secrets: readonly string[];
 }
 
-/** Reads `--config <file>` and the environment; every problem is named, no value echoed. */
+/**
+ * Reads `--config <file>` and the environment; every problem is named, no value echoed. `serving`
+ * is how agents reach it: over HTTP a non-loopback HOST needs TOLLGATE_MCP_GATEWAY_TOKEN.
+ */
 export function loadGatewayConfig(
   file: string,
   env: Readonly<Record<string, string | undefined>>,
+  serving: 'http' | 'stdio' = 'http',
 ): GatewayConfig {
   let raw: unknown;
   try {
@@ -103,6 +124,17 @@ export function loadGatewayConfig(
           problem: i.code === 'invalid_type' && i.input === undefined ? 'is required' : i.message,
         }))),
   ];
+  if (
+    serving === 'http' &&
+    envResult.success &&
+    envResult.data.TOLLGATE_MCP_GATEWAY_TOKEN === undefined &&
+    !isLoopbackHost(envResult.data.HOST)
+  ) {
+    problems.push({
+      variable: 'TOLLGATE_MCP_GATEWAY_TOKEN',
+      problem: `is required when HOST (${envResult.data.HOST}) is not a loopback address: /mcp would run tools for anyone who can reach it`,
+    });
+  }
   let servers;
   try {
     servers = parseServersBlock(rawServers, env);
@@ -135,6 +167,9 @@ export function loadGatewayConfig(
       ...(envResult.data.TOLLGATE_METRICS_TOKEN === undefined
         ? []
         : [envResult.data.TOLLGATE_METRICS_TOKEN]),
+      ...(envResult.data.TOLLGATE_MCP_GATEWAY_TOKEN === undefined
+        ? []
+        : [envResult.data.TOLLGATE_MCP_GATEWAY_TOKEN]),
     ],
   };
 }
@@ -145,4 +180,10 @@ function mayAsk(policy: GatewayPolicy): boolean {
     policy.readOnly === 'ask' ||
     Object.values(policy.tools).includes('ask')
   );
+}
+
+/** Hosts only this machine can reach: `localhost`, 127.0.0.0/8 and ::1. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }

@@ -15,6 +15,7 @@ import { type GatewayConfig, loadGatewayConfig } from './gateway.config';
 import { GatewayMetrics } from './gateway.metrics';
 import { createGatewayServer } from './gateway-server.factory';
 import { createHttpServer } from './transport/http.server';
+import { McpAccess } from './transport/mcp-access';
 import { McpSessions } from './transport/mcp-sessions';
 
 const USAGE = 'usage: mcp-gateway --config <file> [--stdio]';
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   let config: GatewayConfig;
   try {
-    config = loadGatewayConfig(args.config, process.env);
+    config = loadGatewayConfig(args.config, process.env, args.stdio ? 'stdio' : 'http');
   } catch (error) {
     fail(error instanceof ConfigError ? error.message : String(error));
   }
@@ -52,6 +53,9 @@ async function main(): Promise<void> {
       ...config.secrets,
       ...(config.approvalApi ? [config.approvalApi.key] : []),
       ...(config.TOLLGATE_METRICS_TOKEN === undefined ? [] : [config.TOLLGATE_METRICS_TOKEN]),
+      ...(config.TOLLGATE_MCP_GATEWAY_TOKEN === undefined
+        ? []
+        : [config.TOLLGATE_MCP_GATEWAY_TOKEN]),
     ],
     destination: args.stdio ? pino.destination(2) : undefined,
   });
@@ -80,6 +84,7 @@ async function main(): Promise<void> {
   }
   readiness.describe('upstreams', () => pool.states());
   const started = pool.start();
+  const gatewayMetrics = new GatewayMetrics(metrics, pool);
   const deps = {
     pool,
     policy: config.policy,
@@ -95,7 +100,7 @@ async function main(): Promise<void> {
             },
           ),
     callTimeoutMs: config.callTimeoutSeconds * 1000,
-    metrics: new GatewayMetrics(metrics, pool),
+    metrics: gatewayMetrics,
     logger,
     started,
   };
@@ -110,7 +115,18 @@ async function main(): Promise<void> {
     closers.push(() => server.close());
     logger.info({ servers: pool.serverNames() }, 'serving MCP over stdio');
   } else {
-    const sessions = new McpSessions((sessionOf) => createGatewayServer(deps, sessionOf));
+    const sessions = new McpSessions(
+      (sessionOf) => createGatewayServer(deps, sessionOf),
+      {
+        idleMs: config.TOLLGATE_MCP_SESSION_IDLE_SECONDS * 1000,
+        max: config.TOLLGATE_MCP_MAX_SESSIONS,
+      },
+      {
+        closed: (why) => gatewayMetrics.sessionsClosed.inc({ why }),
+        refused: (reason) => gatewayMetrics.refusals.inc({ reason }),
+      },
+    );
+    gatewayMetrics.countSessions(() => sessions.counts());
     pool.onToolsChanged(() => {
       for (const server of sessions.servers())
         void server.sendToolListChanged().catch(() => undefined);
@@ -121,6 +137,8 @@ async function main(): Promise<void> {
       metrics,
       logger,
       new MetricsAccess(config.TOLLGATE_METRICS_TOKEN),
+      new McpAccess(config.TOLLGATE_MCP_GATEWAY_TOKEN),
+      (reason) => gatewayMetrics.refusals.inc({ reason }),
     );
     await new Promise<void>((resolve) => http.listen(config.PORT, config.HOST, resolve));
     const address = http.address();
@@ -129,6 +147,7 @@ async function main(): Promise<void> {
         port: typeof address === 'object' && address ? address.port : config.PORT,
         host: config.HOST,
         servers: pool.serverNames(),
+        mcpToken: config.TOLLGATE_MCP_GATEWAY_TOKEN === undefined ? 'none (loopback)' : 'required',
       },
       'listening',
     );

@@ -6,11 +6,18 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { Logger } from 'pino';
+import type { McpAccess, McpAccessRefusal } from './mcp-access';
 import type { McpSessions } from './mcp-sessions';
 import { readBody, sendWebResponse, toWebRequest } from './node-web.adapter';
 
 /** The approval API's limit: an MCP message bigger than any approval it could ask for is refused. */
 const BODY_LIMIT = 4 * 1024 * 1024;
+
+const UNAUTHORIZED: Record<McpAccessRefusal, string> = {
+  mcp_token_required:
+    'This gateway requires Authorization: Bearer <token> (its TOLLGATE_MCP_GATEWAY_TOKEN) on /mcp',
+  bad_mcp_token: "The bearer token is not this gateway's TOLLGATE_MCP_GATEWAY_TOKEN",
+};
 
 /** `/mcp` for agents, and the health and metrics endpoints every Tollgate service serves. */
 export function createHttpServer(
@@ -19,6 +26,8 @@ export function createHttpServer(
   metrics: MetricsService,
   logger: Logger,
   metricsAccess: MetricsAccess = new MetricsAccess(undefined),
+  mcpAccess?: McpAccess,
+  onRefused: (reason: McpAccessRefusal) => void = () => undefined,
 ): HttpServer {
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
@@ -42,6 +51,13 @@ export function createHttpServer(
       return;
     }
     if (path !== '/mcp') return json(res, 404, { error: 'not_found', message: 'no such endpoint' });
+    const refusal = mcpAccess?.refusal(req.headers);
+    if (refusal !== undefined) {
+      onRefused(refusal);
+      // Before the body is read: a caller without the token costs no more than its headers.
+      res.setHeader('www-authenticate', 'Bearer realm="tollgate-mcp-gateway"');
+      return rpcError(res, 401, -32000, UNAUTHORIZED[refusal], { reason: refusal });
+    }
     let parsed: unknown;
     if (req.method === 'POST') {
       const body = await readBody(req, BODY_LIMIT);
@@ -52,7 +68,7 @@ export function createHttpServer(
         return rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
       }
     }
-    await sendWebResponse(await sessions.handle(toWebRequest(req), parsed), res);
+    await sessions.handle(toWebRequest(req), parsed, (response) => sendWebResponse(response, res));
   };
   return createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -68,6 +84,12 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  json(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+function rpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+): void {
+  json(res, status, { jsonrpc: '2.0', error: { code, message, data }, id: null });
 }
