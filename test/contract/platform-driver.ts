@@ -39,6 +39,17 @@ export interface PrivateNotice {
 
 export type Signing = 'valid' | 'forged' | 'stale';
 
+/** G2: an "Edit & approve" form as the platform opened it, prefilled. */
+export interface EditFormView {
+  readonly fields: readonly {
+    readonly label: string;
+    readonly value: string;
+    readonly hint?: string;
+  }[];
+  /** Whatever the driver needs to submit it. */
+  readonly raw: unknown;
+}
+
 /** How the platform's API fails a call (B12–B14); each driver maps these onto its fake. */
 export type PlatformFault =
   /** A 5xx: nothing applied. */
@@ -115,6 +126,23 @@ export interface PlatformDriver {
    * the session's, not the signature, can refuse the click.
    */
   tamperedButton(button: ChatButton, change: ButtonTamper): ChatButton;
+  /**
+   * G2: clicks an "Edit & approve" button; `form` is what the platform opened for the clicker
+   * (absent when it opened nothing).
+   */
+  openEditForm?(
+    bindingUrl: string,
+    message: ChatMessageView,
+    button: ChatButton,
+    clicker: Person,
+  ): Promise<{ response: Response; form?: EditFormView }>;
+  /** G2: submits the form as `clicker`, with new values by field label (others as prefilled). */
+  submitEditForm?(
+    bindingUrl: string,
+    form: EditFormView,
+    clicker: Person,
+    values: Readonly<Record<string, string>>,
+  ): Promise<Response>;
   /** Deletes a message as a person (or a moderator) would: it can no longer be edited (R4). */
   deleteMessage(message: ChatMessageView): void;
   /** `count` messages from someone else in the conversation, newer than anything before (R3). */

@@ -13,6 +13,7 @@ import { SlackResponseUrl } from './inbound/slack-response-url';
 import { SlackSignatureGuard } from './inbound/slack-signature.guard';
 import { MIGRATIONS } from './migrations';
 import { SlackPlatformAdapter } from './platform/slack-platform.adapter';
+import { SlackEditFormOpener } from './platform/slack-edit-form.opener';
 import type { SlackBindingConfig } from './slack-binding.config';
 import { SLACK_CONFIG } from './slack-binding.tokens';
 
@@ -48,6 +49,13 @@ export class SlackBindingModule {
         { provide: SLACK_CONFIG, useValue: config },
         SlackSignatureGuard,
         SlackResponseUrl,
+        {
+          provide: SlackEditFormOpener,
+          useValue: new SlackEditFormOpener({
+            token: config.SLACK_BOT_TOKEN,
+            apiUrl: config.SLACK_API_URL,
+          }),
+        },
       ],
     };
   }

@@ -21,6 +21,7 @@ import { BINDING_CORE_OPTIONS, COMMAND_PUBLISHER, REPLICA_ID } from './binding-c
 import type { BindingCoreSettings } from './binding-core.settings';
 import type { CommandPublisher } from './inbound/command-publisher.port';
 import { ForwardClick } from './inbound/forward-click.usecase';
+import { OpenEditForm } from './inbound/open-edit-form.usecase';
 import { ForwardMessage } from './inbound/forward-message.usecase';
 import { HasSession } from './inbound/has-session.query';
 import { JetStreamCommandPublisher } from './inbound/jetstream-command.publisher';
@@ -230,6 +231,11 @@ export class BindingCoreModule {
           inject: [PromptJournalRepository, COMMAND_PUBLISHER],
         },
         {
+          provide: OpenEditForm,
+          useFactory: (prompts: PromptJournalRepository) => new OpenEditForm(prompts),
+          inject: [PromptJournalRepository],
+        },
+        {
           provide: ForwardMessage,
           useFactory: (
             sessions: KnownSessionsRepository,
@@ -261,6 +267,7 @@ export class BindingCoreModule {
         KnownSessionsRepository,
         HandleOutput,
         ForwardClick,
+        OpenEditForm,
         ForwardMessage,
         HasSession,
       ],

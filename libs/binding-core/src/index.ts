@@ -32,6 +32,8 @@ export * from './pacing/output-priority';
 export * from './inbound/command-publisher.port';
 export * from './inbound/jetstream-command.publisher';
 export * from './inbound/forward-click.usecase';
+export * from './inbound/edit-form';
+export * from './inbound/open-edit-form.usecase';
 export * from './inbound/forward-message.usecase';
 export * from './inbound/text-answer.rules';
 export * from './inbound/has-session.query';

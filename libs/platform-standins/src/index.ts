@@ -9,6 +9,7 @@ export * from './slack-blocks';
 export * from './slack-block-limits';
 export * from './slack-inbound.payloads';
 export * from './slack-signing';
+export * from './slack-views.fake';
 
 export * from './discord-api.fake';
 export * from './discord-signing';

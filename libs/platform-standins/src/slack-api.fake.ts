@@ -4,6 +4,7 @@ import { FaultQueue, type FaultScope } from './fault-queue';
 import { LocalHttpServer } from './local-http-server';
 import type { SlackBlock } from './slack-blocks';
 import { validateBlocks } from './slack-block-limits';
+import { type FakeSlackView, SlackViewsFake } from './slack-views.fake';
 
 /**
  * A local Slack Web API that the official `@slack/web-api` WebClient talks to through
@@ -148,7 +149,7 @@ type Content = {
   attachments: unknown[] | undefined;
 };
 
-const JSON_FIELDS = ['blocks', 'attachments', 'metadata'] as const;
+const JSON_FIELDS = ['blocks', 'attachments', 'metadata', 'view'] as const;
 const CLIENT_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** `/api/<method>`, or `/<client>/api/<method>` for a client's own URL. */
 const API_PATH = /^\/(?:([A-Za-z0-9_-]{1,64})\/)?api\/(.+)$/;
@@ -209,7 +210,10 @@ export class SlackApiFake {
     'chat.postEphemeral': (args) => this.postEphemeral(args),
     'conversations.replies': (args) => this.replies(args),
     'conversations.history': (args) => this.history(args),
+    'views.open': (args) => this.modals.open(args),
   };
+  /** G2: trigger_ids handed out with interactions, and the modals opened with them. */
+  private readonly modals = new SlackViewsFake();
 
   constructor(options: SlackApiFakeOptions = {}) {
     const { methodLimits, ...rest } = options;
@@ -243,6 +247,19 @@ export class SlackApiFake {
     if (!CLIENT_PATTERN.test(client))
       throw new Error(`client "${client}" must match ${CLIENT_PATTERN}`);
     return `${this.baseUrl}/${client}/api/`;
+  }
+
+  /**
+   * A trigger_id for an interaction payload sent as `user`: good for one `views.open` within
+   * 3 s, as Slack's are.
+   */
+  issueTriggerId(user: string): string {
+    return this.modals.issueTrigger(user);
+  }
+
+  /** Every modal opened so far, oldest first. */
+  get views(): FakeSlackView[] {
+    return this.modals.views;
   }
 
   get openSockets(): number {

@@ -13,7 +13,9 @@ import {
   appMentionEvent,
   blockActionsPayload,
   eventCallback,
+  type FakeSlackView,
   interactionFormBody,
+  viewSubmissionPayload,
 } from '@tollgate/platform-standins';
 import { signSlackRequest } from '@tollgate/platform-standins';
 import { uniqueToken } from '../../support/unique';
@@ -22,6 +24,7 @@ import type {
   CallScope,
   ChatButton,
   ChatMessageView,
+  EditFormView,
   PlatformCall,
   PlatformDriver,
   PlatformFault,
@@ -195,6 +198,7 @@ export class SlackDriver implements PlatformDriver {
         actionId: raw.action_id,
         value: raw.value,
         actionTs: nextTs(),
+        triggerId: this.fake.issueTriggerId(clicker.id),
         responseUrl: this.fake.responseUrlFor({
           channel: message.channelId,
           user: clicker.id,
@@ -205,6 +209,60 @@ export class SlackDriver implements PlatformDriver {
     return fetch(`${bindingUrl}/slack/interactions`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body, signing) },
+      body,
+    });
+  }
+
+  async openEditForm(
+    bindingUrl: string,
+    message: ChatMessageView,
+    button: ChatButton,
+    clicker: Person,
+  ): Promise<{ response: Response; form?: EditFormView }> {
+    const before = this.fake.views.length;
+    const response = await this.click(bindingUrl, message, button, clicker);
+    const view = this.fake.views.slice(before).find((v) => v.user === clicker.id);
+    return {
+      response,
+      ...(view
+        ? {
+            form: {
+              fields: view.inputs.map((input) => ({
+                label: input.label,
+                value: input.initialValue ?? '',
+                ...(input.hint === undefined ? {} : { hint: input.hint }),
+              })),
+              raw: view,
+            },
+          }
+        : {}),
+    };
+  }
+
+  async submitEditForm(
+    bindingUrl: string,
+    form: EditFormView,
+    clicker: Person,
+    values: Readonly<Record<string, string>>,
+  ): Promise<Response> {
+    const view = form.raw as FakeSlackView;
+    const byBlock = Object.fromEntries(
+      view.inputs.flatMap((input) =>
+        Object.hasOwn(values, input.label) ? [[input.blockId, values[input.label]]] : [],
+      ),
+    );
+    const body = interactionFormBody(
+      viewSubmissionPayload({
+        teamId: SLACK_FAKE_DEFAULTS.teamId,
+        userId: clicker.id,
+        ...(clicker.displayName ? { userName: clicker.displayName } : {}),
+        view,
+        values: byBlock,
+      }),
+    );
+    return fetch(`${bindingUrl}/slack/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(body, 'valid') },
       body,
     });
   }

@@ -46,6 +46,29 @@ export const slackBlockActionsSchema = z.object({
   message: optional(z.object({ ts: id, thread_ts: id })),
   actions: optional(z.array(z.object({ action_id: text, value: text, action_ts: id }))),
   response_url: text,
+  trigger_id: text,
 });
 
 export type SlackBlockActions = z.infer<typeof slackBlockActionsSchema>;
+
+/** G2: the submission of the "Edit & approve" modal; each input's value by block id. */
+export const slackViewSubmissionSchema = z.object({
+  type: z.literal('view_submission'),
+  team: optional(z.object({ id })),
+  user: optional(z.object({ id, name: text, username: text })),
+  view: z.object({
+    id,
+    callback_id: text,
+    private_metadata: text,
+    state: optional(
+      z.object({
+        values: z.record(
+          z.string(),
+          z.record(z.string(), z.object({ value: optional(z.string().nullable()) })),
+        ),
+      }),
+    ),
+  }),
+});
+
+export type SlackViewSubmission = z.infer<typeof slackViewSubmissionSchema>;

@@ -1,5 +1,7 @@
 import {
   breakMentions,
+  EDIT_ACTION,
+  EDIT_BUTTON_LABEL,
   fitPromptText,
   type PromptView,
   promptStatusLine,
@@ -45,7 +47,11 @@ export function renderSlackPrompt(view: PromptView, promptRef: string): SlackMes
       type: 'actions',
       // A new block_id per state, as Slack asks for updated messages.
       block_id: `tollgate_actions_${view.kind}`,
-      elements: request.options.map((option) => button(option, promptRef)),
+      elements: withEditButton(
+        request.options.map((option) => button(option, promptRef)),
+        request.editable !== undefined,
+        promptRef,
+      ),
     });
   }
   const status = promptStatusLine(view, MARKUP);
@@ -69,6 +75,19 @@ function button(option: Option, promptRef: string): Button {
     // Slack knows primary and danger; the default style is the absence of `style`.
     ...(option.style === 'default' ? {} : { style: option.style }),
   };
+}
+
+/** G2: "Edit & approve" opens the modal; it sits after "Approve once", which it refines. */
+function withEditButton(buttons: Button[], editable: boolean, promptRef: string): Button[] {
+  if (!editable) return buttons;
+  const edit: Button = {
+    type: 'button',
+    action_id: `${ACTION_ID_PREFIX}${EDIT_ACTION}`,
+    value: promptRef,
+    text: { type: 'plain_text', text: EDIT_BUTTON_LABEL, emoji: true },
+  };
+  const at = buttons.findIndex((b) => b.action_id === `${ACTION_ID_PREFIX}approve_once`) + 1;
+  return [...buttons.slice(0, at), edit, ...buttons.slice(at)];
 }
 
 function mention(person: Person): string {

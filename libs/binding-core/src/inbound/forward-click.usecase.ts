@@ -1,4 +1,5 @@
 import {
+  type ArgumentEdit,
   parseCommand,
   PROTOCOL_VERSION,
   type Person,
@@ -21,6 +22,8 @@ export interface Click {
   readonly commandId: string;
   /** The message the click came from, when the platform says. */
   readonly messageRef?: MessageRef;
+  /** G2: an "Edit & approve" form's submission: the texts per argument, with approve_once. */
+  readonly edits?: readonly ArgumentEdit[];
 }
 
 export type ClickForwarded =
@@ -77,6 +80,7 @@ export class ForwardClick {
       sender: click.clicker,
       ...(click.messageRef === undefined ? {} : { promptRef: click.messageRef.messageId }),
       ...(address.agent === undefined ? {} : { agent: address.agent }),
+      ...(click.edits === undefined ? {} : { edits: [...click.edits] }),
     };
     // Every boundary validates: the option key and the clicker come from the platform.
     const checked = parseCommand(command);
