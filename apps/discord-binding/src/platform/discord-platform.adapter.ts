@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
+  agentFetch,
+  type FetchLike,
   type MessageRef,
   type PacedCall,
   type PlatformAdapter,
@@ -9,7 +11,7 @@ import {
   type RateBucket,
 } from '@tollgate/binding-core';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
-import { DiscordAPIError, REST } from '@discordjs/rest';
+import { DiscordAPIError, REST, type RESTOptions } from '@discordjs/rest';
 import { Routes } from 'discord-api-types/v10';
 import {
   CONTENT_LIMIT,
@@ -76,6 +78,8 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
         ? {}
         : { globalRequestsPerSecond: options.globalRequestsPerSecond }),
       rejectOnRateLimit: () => true,
+      // node:http over a keep-alive Agent, as every binding's platform calls (D6).
+      makeRequest: viaAgent(agentFetch()),
     }).setToken(options.token);
   }
 
@@ -269,4 +273,9 @@ function contentOf(text: string): string {
 
 function truncate(text: string): string {
   return text.length <= CONTENT_LIMIT ? text : `${text.slice(0, CONTENT_LIMIT - 1)}…`;
+}
+
+/** @discordjs/rest's request strategy over {@link agentFetch}: its init is undici's RequestInit. */
+function viaAgent(send: FetchLike): RESTOptions['makeRequest'] {
+  return (url, init) => send(url, init);
 }

@@ -1,5 +1,6 @@
 import { Client4, ClientError } from '@mattermost/client';
 import type { Options } from '@mattermost/types/client4';
+import { agentFetch } from '@tollgate/binding-core';
 
 type Transport = (
   url: string,
@@ -35,10 +36,12 @@ export class MattermostClient extends Client4 {
     this.setToken(options.token);
     this.setUserAgent('tollgate-mattermost-binding');
     this.setIncludeCookies(false);
+    // node:http over a keep-alive Agent, as every binding's platform calls (D6).
+    const send = agentFetch();
     const transport: Transport = async (url, init) => {
       const deadline = AbortSignal.timeout(options.timeoutMs);
       const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
-      const response = await fetch(url, this.getOptions({ ...init, signal }));
+      const response = await send(url, this.getOptions({ ...init, signal }));
       const headers = new Map<string, string>();
       response.headers.forEach((value, key) => headers.set(key, value));
       let data: unknown;
