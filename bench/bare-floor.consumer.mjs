@@ -3,8 +3,12 @@
 // message ref, mark it resolved), makes one HTTP call to the platform stub (the same edit the
 // binding makes, with the same rendered body) and acks. At most FLOOR_CONFIG.concurrency
 // outputs are in flight, as the binding's runner holds at most maxInFlight.
+// FLOOR_CONFIG.http picks the HTTP client: `fetch` (undici, what Node offers first) or
+// `agent` (node:http over a keep-alive http.Agent, one socket per output in flight), the
+// cheapest call Node makes: the binding is reported against both.
 // Started by binding.bench.mjs as its own process, as a binding replica is; prints "ready"
 // once it is pulling, and stops on SIGTERM.
+import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -16,6 +20,9 @@ const config = JSON.parse(process.env.FLOOR_CONFIG ?? '{}');
 const { natsUrl, stream, durable, databaseUrl, table, platform, apiBase, token, concurrency } =
   config;
 const staticBody = config.body;
+const http = config.http ?? 'fetch';
+if (!['fetch', 'agent'].includes(http)) throw new Error(`floor: no http client ${http}`);
+const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 
 // A connection per output in flight (fewer in a smoke run, on a shared database server).
 const poolMax = config.poolMax ?? concurrency;
@@ -46,7 +53,7 @@ function editRequest(channel, messageId) {
             ts: messageId,
             text: staticBody.text,
             blocks: slackBlocks,
-          }),
+          }).toString(),
         },
       ];
     case 'discord':
@@ -93,10 +100,41 @@ async function handle(msg) {
   } finally {
     client.release();
   }
-  const response = await fetch(...editRequest(row.channel, row.ts));
-  await response.json();
-  if (!response.ok) throw new Error(`edit: HTTP ${response.status}`);
+  const [url, init] = editRequest(row.channel, row.ts);
+  const status = http === 'fetch' ? await viaFetch(url, init) : await viaAgent(url, init);
+  if (status < 200 || status >= 300) throw new Error(`edit: HTTP ${status}`);
   msg.ack();
+}
+
+async function viaFetch(url, init) {
+  const response = await fetch(url, init);
+  await response.json();
+  return response.status;
+}
+
+/** The same call over node:http and a keep-alive Agent; the answer read and parsed alike. */
+function viaAgent(url, { method, headers, body }) {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method, agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          try {
+            JSON.parse(Buffer.concat(chunks).toString('utf8'));
+            resolve(res.statusCode ?? 0);
+          } catch (error) {
+            reject(error);
+          }
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 let inFlight = 0;
@@ -120,3 +158,4 @@ for await (const msg of messages) {
 }
 await nc.drain();
 await pool.end();
+agent.destroy();

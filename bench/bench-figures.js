@@ -53,13 +53,22 @@ function cpuMsFromProcStat(stat, ticksPerSecond = 100) {
 function cell(rounds) {
   const floor = median(rounds.map((r) => r.floor));
   const binding = median(rounds.map((r) => r.binding));
-  return {
+  const figures = {
     floor,
     binding,
     ratio: ratio(binding, floor),
     floorCpuMs: median(rounds.map((r) => r.floorCpuMs)),
     bindingCpuMs: median(rounds.map((r) => r.bindingCpuMs)),
     runs: rounds.length,
+  };
+  if (rounds.every((r) => r.agentFloor === undefined)) return figures;
+  // The second floor: the same work over a keep-alive node:http Agent instead of fetch.
+  const agentFloor = median(rounds.map((r) => r.agentFloor));
+  return {
+    ...figures,
+    agentFloor,
+    agentRatio: ratio(binding, agentFloor),
+    agentFloorCpuMs: median(rounds.map((r) => r.agentFloorCpuMs)),
   };
 }
 
@@ -77,9 +86,14 @@ function scaling(one, two) {
 function verdicts(cells) {
   const ratios = Object.entries(cells).map(([key, c]) => ({ key, ratio: c.ratio }));
   const worst = Math.min(...ratios.map((r) => r.ratio));
+  const agentRatios = Object.values(cells)
+    .map((c) => c.agentRatio)
+    .filter((r) => r !== undefined);
   const at50 = scaling(cells['50:1'], cells['50:2']);
   return {
     worstRatio: worst,
+    // Against the keep-alive http.Agent floor; undefined when no cell measured it.
+    worstAgentRatio: agentRatios.length > 0 ? Math.min(...agentRatios) : undefined,
     bindingVsFloorMet: worst >= TARGETS.bindingVsFloor,
     scaling50: at50,
     scalingMet: at50.gainVsFloor >= TARGETS.scalingVsFloor,

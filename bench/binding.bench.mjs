@@ -42,6 +42,8 @@ const { values: args } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     /** A directory: each binding replica writes a V8 CPU profile there when it stops. */
     'cpu-prof': { type: 'string' },
+    /** One cell only, `<latency ms>:<replicas>` (e.g. 0:1 for a profile at c16, 0 ms). */
+    only: { type: 'string' },
   },
 });
 const PLATFORMS = ['slack', 'discord', 'mattermost'];
@@ -54,6 +56,11 @@ const SMOKE = args.smoke;
 const COUNT = Number(args.count ?? (SMOKE ? 12 : 500));
 if (!Number.isInteger(COUNT) || COUNT < (SMOKE ? 1 : 50) || COUNT > 5_000) {
   console.error('bench:binding: --count must be a whole number from 50 to 5000');
+  process.exit(2);
+}
+const ONLY = args.only;
+if (ONLY !== undefined && !/^(0|50):(1|2)$/.test(ONLY)) {
+  console.error('bench:binding: --only must be one of 0:1, 0:2, 50:1, 50:2');
   process.exit(2);
 }
 const ROUNDS = Number(args.rounds ?? (SMOKE ? 1 : 3));
@@ -433,7 +440,8 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
   const floorSubjectOf = (output) => `${floorPrefix}.out.${platform}.${output.sessionId}.resolved`;
   let floorSchemaReady = false;
 
-  async function floorRun(count, concurrency) {
+  /** `http`: the floor's HTTP client, `fetch` (undici) or a keep-alive node:http Agent. */
+  async function floorRun(count, concurrency, http) {
     if (!floorSchemaReady) {
       await db.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await db.query(`CREATE TABLE IF NOT EXISTS ${floorTable} (
@@ -466,6 +474,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
           apiBase: `${stubUrl}/c/floor`,
           token: 'bench-token',
           concurrency,
+          http,
           ...(SMOKE ? { poolMax: 4 } : {}),
           body: floorBody,
         }),
@@ -498,23 +507,28 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
   // Warm-up: JIT, connection pools; not counted.
   if (WARM_UP > 0) {
     await bindingRun(WARM_UP);
-    await floorRun(WARM_UP, PER_REPLICA_IN_FLIGHT);
+    await floorRun(WARM_UP, PER_REPLICA_IN_FLIGHT, 'fetch');
+    await floorRun(WARM_UP, PER_REPLICA_IN_FLIGHT, 'agent');
   }
 
   const cells = {};
   for (const replicaCount of [1, 2]) {
-    if (replicas.length < replicaCount) await startReplica();
     const concurrency = replicaCount * PER_REPLICA_IN_FLIGHT;
     for (const latency of LATENCIES_MS) {
+      if (ONLY !== undefined && ONLY !== `${latency}:${replicaCount}`) continue;
+      while (replicas.length < replicaCount) await startReplica();
       await setLatency(latency);
       const rounds = [];
       for (let round = 0; round < ROUNDS; round += 1) {
-        const floor = await floorRun(COUNT, concurrency);
+        const floor = await floorRun(COUNT, concurrency, 'fetch');
+        const agentFloor = await floorRun(COUNT, concurrency, 'agent');
         const binding = await bindingRun(COUNT);
         rounds.push({
           floor: floor.perSecond,
+          agentFloor: agentFloor.perSecond,
           binding: binding.perSecond,
           floorCpuMs: floor.cpuMs,
+          agentFloorCpuMs: agentFloor.cpuMs,
           bindingCpuMs: binding.cpuMs,
         });
       }
@@ -550,7 +564,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
   return {
     platform,
     cells,
-    verdicts: figures.verdicts(cells),
+    verdicts: ONLY === undefined ? figures.verdicts(cells) : undefined,
     callsPerLifecycle,
     visiblePerLifecycle,
     // Both measured against the one stub process: its own count of each one's edits.
@@ -602,18 +616,26 @@ function report(result, { nats, pg }) {
   );
   console.log('');
   console.log(
-    'latency | replicas | in flight | floor out/s | binding out/s | binding/floor | ' +
-      'floor CPU ms/out | binding CPU ms/out',
+    'two floors: "fetch" calls the stub with fetch (undici), "agent" with node:http over a ' +
+      'keep-alive http.Agent; CPU ms/out is process CPU time, robust on a shared machine, ' +
+      'outputs/s is not',
+  );
+  console.log('');
+  console.log(
+    'latency | replicas | in flight | fetch floor out/s | agent floor out/s | binding out/s | ' +
+      'binding/fetch floor | binding/agent floor | fetch floor CPU ms/out | ' +
+      'agent floor CPU ms/out | binding CPU ms/out',
   );
   for (const c of Object.values(cells)) {
     console.log(
       `${`${c.latency} ms`.padStart(7)} | ${String(c.replicaCount).padStart(8)} | ` +
-        `${String(c.concurrency).padStart(9)} | ${fmt(c.floor, 11)} | ${fmt(c.binding, 13)} | ` +
-        `${x(c.ratio).padStart(13)} | ${ms(c.floorCpuMs, 16)} | ${ms(c.bindingCpuMs, 18)}`,
+        `${String(c.concurrency).padStart(9)} | ${fmt(c.floor, 17)} | ${fmt(c.agentFloor, 17)} | ` +
+        `${fmt(c.binding, 13)} | ${x(c.ratio).padStart(19)} | ${x(c.agentRatio).padStart(19)} | ` +
+        `${ms(c.floorCpuMs, 22)} | ${ms(c.agentFloorCpuMs, 22)} | ${ms(c.bindingCpuMs, 18)}`,
     );
   }
   console.log('');
-  for (const latency of LATENCIES_MS) {
+  for (const latency of ONLY === undefined ? LATENCIES_MS : []) {
     const s = figures.scaling(cells[`${latency}:1`], cells[`${latency}:2`]);
     console.log(
       `scaling at ${latency} ms: binding 1 → 2 replicas ${x(s.bindingGain)}; floor 16 → 32 in ` +
@@ -621,10 +643,13 @@ function report(result, { nats, pg }) {
         (latency === 50 ? ` (target ≥ ${x(figures.TARGETS.scalingVsFloor)})` : ''),
     );
   }
-  console.log(
-    `binding vs floor at equal concurrency: worst ${x(verdicts.worstRatio)} ` +
-      `(target ≥ ${x(figures.TARGETS.bindingVsFloor)})`,
-  );
+  if (verdicts !== undefined) {
+    console.log(
+      `binding vs floor at equal concurrency: worst ${x(verdicts.worstRatio)} against the ` +
+        `fetch floor (target ≥ ${x(figures.TARGETS.bindingVsFloor)}), ` +
+        `${x(verdicts.worstAgentRatio)} against the agent floor`,
+    );
+  }
   console.log(
     `chat API calls per prompt lifecycle: ${result.callsPerLifecycle.toFixed(2)} for ` +
       `${result.visiblePerLifecycle.toFixed(2)} visible state changes ` +
