@@ -5,19 +5,34 @@ const figures = require('../../bench/bench-figures.js') as {
   rate(outputs: number, elapsedMs: number): number;
   cpuMsPerOutput(before: number[], after: number[], outputs: number): number;
   cpuMsFromProcStat(stat: string, ticksPerSecond?: number): number;
-  cell(rounds: { floor: number; binding: number; floorCpuMs: number; bindingCpuMs: number }[]): {
+  cell(
+    rounds: {
+      floor: number;
+      binding: number;
+      floorCpuMs: number;
+      bindingCpuMs: number;
+      agentFloor?: number;
+      agentFloorCpuMs?: number;
+    }[],
+  ): {
     floor: number;
     binding: number;
     ratio: number;
     floorCpuMs: number;
     bindingCpuMs: number;
+    agentFloor?: number;
+    agentRatio?: number;
+    agentFloorCpuMs?: number;
   };
   scaling(
     one: { floor: number; binding: number },
     two: { floor: number; binding: number },
   ): { bindingGain: number; floorGain: number; gainVsFloor: number };
-  verdicts(cells: Record<string, { floor: number; binding: number; ratio: number }>): {
+  verdicts(
+    cells: Record<string, { floor: number; binding: number; ratio: number; agentRatio?: number }>,
+  ): {
     worstRatio: number;
+    worstAgentRatio?: number;
     bindingVsFloorMet: boolean;
     scalingMet: boolean;
   };
@@ -36,6 +51,42 @@ describe('P2–P4 — the bench arithmetic', () => {
     // Medians per figure, not the figures of a median run; the ratio is of the medians.
     expect(cell).toMatchObject({ floor: 1000, binding: 800, floorCpuMs: 0.5, bindingCpuMs: 1.2 });
     expect(cell.ratio).toBeCloseTo(0.8, 12);
+  });
+
+  it('P3 the keep-alive http.Agent floor is a second floor, its ratio of its own median', () => {
+    const round = (floor: number, agentFloor: number, binding: number) => ({
+      floor,
+      agentFloor,
+      binding,
+      floorCpuMs: 1.7,
+      agentFloorCpuMs: 0.8,
+      bindingCpuMs: 0.5,
+    });
+    const cell = figures.cell([
+      round(1000, 2500, 900),
+      round(900, 2300, 800),
+      round(1100, 2700, 700),
+    ]);
+    expect(cell).toMatchObject({
+      floor: 1000,
+      agentFloor: 2500,
+      binding: 800,
+      agentFloorCpuMs: 0.8,
+    });
+    expect(cell.ratio).toBeCloseTo(0.8, 12);
+    expect(cell.agentRatio).toBeCloseTo(0.32, 12);
+    // Without the second floor the cell is as it always was.
+    expect(
+      figures.cell([{ floor: 1, binding: 1, floorCpuMs: 1, bindingCpuMs: 1 }]),
+    ).not.toHaveProperty('agentFloor');
+    const verdicts = figures.verdicts({
+      '0:1': { floor: 1000, binding: 800, ratio: 0.8, agentRatio: 0.32 },
+      '0:2': { floor: 1000, binding: 900, ratio: 0.9, agentRatio: 0.4 },
+      '50:1': { floor: 300, binding: 290, ratio: 290 / 300, agentRatio: 0.9 },
+      '50:2': { floor: 600, binding: 580, ratio: 580 / 600, agentRatio: 0.95 },
+    });
+    expect(verdicts.worstRatio).toBeCloseTo(0.8, 12);
+    expect(verdicts.worstAgentRatio).toBeCloseTo(0.32, 12);
   });
 
   it('P3 CPU ms per output sums the processes that did the work', () => {

@@ -20,6 +20,7 @@ const SMOKE_RUNS: Record<string, { args: string[]; table: RegExp[] }> = {
       /platform discord,[^\n]*\n[^\n]*\n\nlatency \| replicas/,
       /platform mattermost,[^\n]*\n[^\n]*\n\nlatency \| replicas/,
       /chat API calls per prompt lifecycle: 3\.00 for 3\.00/,
+      /fetch floor out\/s \| agent floor out\/s \| binding out\/s/,
     ],
   },
   'jetstream-transport.bench.mjs': {
@@ -88,13 +89,17 @@ interface BenchCell {
   ratio: number;
   floorCpuMs: number;
   bindingCpuMs: number;
+  /** The second floor: node:http over a keep-alive Agent instead of fetch. */
+  agentFloor: number;
+  agentRatio: number;
+  agentFloorCpuMs: number;
   runs: number;
 }
 
 interface BenchResult {
   platform: string;
   cells: Record<string, BenchCell & { concurrency: number; replicaCount: number }>;
-  verdicts: { worstRatio: number; scaling50: { gainVsFloor: number } };
+  verdicts: { worstRatio: number; worstAgentRatio: number; scaling50: { gainVsFloor: number } };
   callsPerLifecycle: number;
   visiblePerLifecycle: number;
   stub: { url: string; floorEdits: number; bindingEdits: number };
@@ -141,20 +146,23 @@ describe('P2–P4 — the binding bench computes what it claims', () => {
     expect(results.map((r) => r.platform)).toEqual(['slack', 'discord', 'mattermost']);
     for (const { stub, cells } of results) {
       const measured = Object.values(cells).reduce((n, c) => n + c.runs, 0);
-      // Every floor run and every binding run edited through this one stub process.
+      // Every floor run (both floors) and every binding run edited through this one stub.
       expect(stub.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-      expect(stub.floorEdits).toBeGreaterThanOrEqual(measured);
+      expect(stub.floorEdits).toBeGreaterThanOrEqual(2 * measured);
       expect(stub.bindingEdits).toBeGreaterThanOrEqual(measured);
     }
   }, 240_000);
 
-  it('P3 each cell reports outputs/s and CPU ms per output for both, and their ratio', async () => {
+  it('P3 each cell reports outputs/s and CPU ms per output for the binding and both floors, and their ratios', async () => {
     for (const { cells, callsPerLifecycle, visiblePerLifecycle } of await bindingResults()) {
       expect(Object.keys(cells).sort()).toEqual(['0:1', '0:2', '50:1', '50:2']);
       for (const cell of Object.values(cells)) {
         expect(cell.floor).toBeGreaterThan(0);
         expect(cell.binding).toBeGreaterThan(0);
         expect(cell.ratio).toBeCloseTo(cell.binding / cell.floor, 9);
+        expect(cell.agentFloor).toBeGreaterThan(0);
+        expect(cell.agentRatio).toBeCloseTo(cell.binding / cell.agentFloor, 9);
+        expect(cell.agentFloorCpuMs).toBeGreaterThanOrEqual(0);
         expect(cell.floorCpuMs).toBeGreaterThanOrEqual(0);
         expect(cell.bindingCpuMs).toBeGreaterThan(0);
         expect(cell.concurrency).toBe(16 * cell.replicaCount);
@@ -169,6 +177,9 @@ describe('P2–P4 — the binding bench computes what it claims', () => {
       const floorGain = cells['50:2'].floor / cells['50:1'].floor;
       expect(verdicts.scaling50.gainVsFloor).toBeCloseTo(bindingGain / floorGain, 9);
       expect(verdicts.worstRatio).toBe(Math.min(...Object.values(cells).map((c) => c.ratio)));
+      expect(verdicts.worstAgentRatio).toBe(
+        Math.min(...Object.values(cells).map((c) => c.agentRatio)),
+      );
     }
   }, 240_000);
 });
