@@ -4,12 +4,13 @@ import {
   type DecideOptions,
   type DecisionResult,
   type InboxEntry,
-  JournalConflict,
   PartiallyCommittedDecision,
-  SessionUnreplayable,
   type SessionStore,
 } from '../journal/session-store';
 import type { SessionCommand } from '../session/domain/sub-agent';
+import { reasonOf, routeFailure } from './scheduler-failure.policy';
+
+export { isTransient } from './scheduler-failure.policy';
 
 /** How a submitted command was settled once its message may be acked. */
 export type Submitted = 'decided' | 'queued' | 'duplicate' | 'quarantined';
@@ -255,31 +256,39 @@ export class SessionScheduler {
       await item.decide();
       item.done.resolve();
     } catch (error) {
-      if (error instanceof PartiallyCommittedDecision) {
-        // Its ledger row committed: the timer is spent, and its turn is recovered here.
-        item.done.resolve();
-        return this.afterPartialTimer(worker.sessionId, error);
+      const route = routeFailure({ kind: 'timer' }, error);
+      switch (route.kind) {
+        case 'recover':
+          // Its ledger row committed: the timer is spent, and its turn is recovered here.
+          item.done.resolve();
+          return this.settle(worker.sessionId, 'a timer decision that failed part-way');
+        case 'end_turn':
+          item.done.resolve();
+          this.logger.error(
+            { err: causeOf(error), sessionId: worker.sessionId },
+            'a timer decision failed after a partial commit and cannot be retried; ending its turn',
+          );
+          await this.endTurn(worker.sessionId);
+          return;
+        case 'quarantine':
+          await this.quarantine(worker.sessionId, error);
+          item.done.resolve();
+          return;
+        default:
+          item.done.reject(error);
       }
-      if (error instanceof SessionUnreplayable) {
-        await this.quarantine(worker.sessionId, error);
-        item.done.resolve();
-        return;
-      }
-      item.done.reject(error);
     }
   }
 
-  private async afterPartialTimer(sessionId: string, error: PartiallyCommittedDecision) {
-    if (isTransient(error)) return this.settle(sessionId, 'a timer decision that failed part-way');
-    this.logger.error(
-      { err: error.cause, sessionId },
-      'a timer decision failed after a partial commit and cannot be retried; ending its turn',
-    );
+  /** Ends a turn with a notice; whether that was recorded (if not, it is recovered instead). */
+  private async endTurn(sessionId: string): Promise<boolean> {
     try {
       await this.options.failInFlight(sessionId, { onDispatched: this.dispatched });
+      return true;
     } catch (failure) {
       this.logger.warn({ err: failure, sessionId }, 'ending the failed turn failed too');
       await this.settle(sessionId, 'a turn whose failure could not be recorded');
+      return false;
     }
   }
 
@@ -295,13 +304,19 @@ export class SessionScheduler {
       });
       submitted.resolve(result.kind);
     } catch (error) {
-      if (!submitted.settled) {
-        // Nothing of it was committed: its message is naked (or dead-lettered) and redelivered.
-        if (error instanceof SessionUnreplayable) await this.quarantine(worker.sessionId, error);
-        submitted.reject(error);
-        return;
+      const route = routeFailure({ kind: 'direct', durable: submitted.settled }, error);
+      switch (route.kind) {
+        case 'recover':
+        case 'end_turn':
+          return this.afterPartialCommit(worker.sessionId, command, error, route.kind);
+        case 'quarantine':
+          await this.quarantine(worker.sessionId, error);
+          break;
+        default:
+          break;
       }
-      await this.afterPartialCommit(worker.sessionId, command, error);
+      // Nothing of it was committed: its message is naked (or dead-lettered) and redelivered.
+      submitted.reject(error);
     }
   }
 
@@ -316,9 +331,10 @@ export class SessionScheduler {
     sessionId: string,
     command: SessionCommand,
     error: unknown,
+    route: 'recover' | 'end_turn',
   ): Promise<void> {
-    const cause = error instanceof PartiallyCommittedDecision ? error.cause : error;
-    if (isTransient(cause)) {
+    const cause = causeOf(error);
+    if (route === 'recover') {
       this.logger.warn(
         { err: cause, sessionId, commandId: command.id },
         'a decision failed after a partial commit; recovering it from the journal',
@@ -369,21 +385,27 @@ export class SessionScheduler {
         }
         return;
       } catch (error) {
-        if (durable) return this.afterPartialCommit(worker.sessionId, command, error);
-        if (error instanceof SessionUnreplayable) return this.quarantine(worker.sessionId, error);
-        if (!isTransient(error)) {
-          // Its message was acked when it was queued: dead-letter the command ourselves.
-          this.logger.error(
-            { err: error, sessionId: worker.sessionId, commandId: command.id },
-            'a queued command cannot be decided; dead-lettering it',
-          );
-          await this.retrying(`dead-lettering ${command.id}`, async () => {
-            await this.options.deadLetter(command, reasonOf(error));
-            await this.options.store.dropQueued(position);
-          });
-          return;
+        const route = routeFailure({ kind: 'queued', durable }, error);
+        switch (route.kind) {
+          case 'recover':
+          case 'end_turn':
+            return this.afterPartialCommit(worker.sessionId, command, error, route.kind);
+          case 'quarantine':
+            return this.quarantine(worker.sessionId, error);
+          case 'dead_letter':
+            // Its message was acked when it was queued: dead-letter the command ourselves.
+            this.logger.error(
+              { err: error, sessionId: worker.sessionId, commandId: command.id },
+              'a queued command cannot be decided; dead-lettering it',
+            );
+            await this.retrying(`dead-lettering ${command.id}`, async () => {
+              await this.options.deadLetter(command, route.reason);
+              await this.options.store.dropQueued(position);
+            });
+            return;
+          default:
+            await this.pause(attempt, error, worker.sessionId);
         }
-        await this.pause(attempt, error, worker.sessionId);
       }
     }
   }
@@ -396,7 +418,9 @@ export class SessionScheduler {
         if (attempt > 0) this.logger.info({ sessionId, why }, 'session recovered');
         return;
       } catch (error) {
-        if (!isTransient(error)) return this.quarantine(sessionId, error);
+        if (routeFailure({ kind: 'recover' }, error).kind === 'quarantine') {
+          return this.quarantine(sessionId, error);
+        }
         await this.pause(attempt, error, sessionId);
       }
     }
@@ -444,26 +468,9 @@ export class SessionScheduler {
   }
 }
 
-/**
- * Worth retrying: the database away, a timeout, a lock not granted, a lost write race. What
- * PostgreSQL refuses every time (classifyDatabaseError) and anything the domain threw will
- * fail the same way again.
- */
-export function isTransient(error: unknown): boolean {
-  if (error instanceof JournalConflict) return true;
-  if (error instanceof PartiallyCommittedDecision) return isTransient(error.cause);
-  if (error instanceof SessionUnreplayable) return false;
-  const database = classifyDatabaseError(error);
-  if (database) return database.kind === 'transient';
-  // No SQLSTATE: the connection itself (refused, reset, terminated, timed out).
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
-  const message = error instanceof Error ? error.message : '';
-  return /connection|terminat|timeout|ECONN/i.test(message);
-}
-
-function reasonOf(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+/** What a partial commit failed with, under the wrapper that says it was partial. */
+function causeOf(error: unknown): unknown {
+  return error instanceof PartiallyCommittedDecision ? error.cause : error;
 }
 
 function deferred<T>(): Deferred<T> {
