@@ -1,131 +1,26 @@
-import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { millis } from '@nats-io/nats-core';
 import type { Logger } from 'pino';
-import { lastHeaderValues, toDeliveredMessage, type DeliveredMessage } from './delivered-message';
-import { DLQ_HEADERS } from './definitions';
+import { ConsumerAdmission } from './consumer-admission';
+import {
+  DEFAULT_HANDLER_TIMEOUT_MS,
+  type ConsumerOutcome,
+  type ConsumerProgress,
+  type ConsumerRunnerOptions,
+  type TriageVerdict,
+} from './consumer-runner.options';
+import { DeadLetterPublisher } from './dead-letter';
+import { toDeliveredMessage } from './delivered-message';
 import { failureReason, PermanentFailure, TransientFailure } from './failures';
-import { JetStreamPublisher } from './jetstream-publisher';
 import { retryDelayMs } from './retry-delay';
 import { traceConsume } from './trace-consume';
 
-export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
-
-export type ConsumerOutcome = 'acked' | 'naked' | 'deferred' | 'dead_lettered';
-
-/**
- * What triage decided for a message as it arrived: set it aside for `deferMs` (nak with that
- * delay), or `absorbed` — taken over by work that acks the message once it resolves (and
- * naks it if it rejects), without a handler slot.
- */
-export type TriageVerdict = { readonly deferMs: number } | { readonly absorbed: Promise<void> };
-
-/**
- * Fairness between the keys (e.g. sessions) of one durable. JetStream hands messages out in
- * stream order and counts every delivered, unsettled one against max_ack_pending, so without
- * this one key's backlog (a flood into one chat thread, whose commands run one at a time
- * anyway) holds every handler slot and everyone else waits behind it.
- */
-export interface KeyFairness {
-  /** The key of a subject; messages without one are not limited. */
-  keyOf(subject: string): string | undefined;
-  /** Handlers running at once for one key. */
-  maxRunningPerKey: number;
-  /** Messages of one key held by the runner (running or queued behind it). */
-  maxHeldPerKey: number;
-  /** Messages held by the runner in all (at least maxInFlight). */
-  maxHeld: number;
-  /** A message beyond maxHeldPerKey is naked with this delay, to be taken up later. */
-  deferMs: number;
-  /**
-   * Deferred messages one key may have waiting on the server; beyond it the key's messages
-   * are dead-lettered (`backlog_limit`), so one key can never fill max_ack_pending.
-   */
-  maxDeferredPerKey: number;
-}
-
-export interface ConsumerRunnerOptions {
-  js: JetStreamClient;
-  stream: string;
-  durable: string;
-  /** This service's name, sent as `Tollgate-Service` on a dead-lettered copy. */
-  service: string;
-  /** Where dead-lettered copies go: `<prefix>.dlq.<service>`. */
-  dlqSubject: string;
-  handler: MessageHandler;
-  logger: Logger;
-  /** Messages held at once, handled or not; default 16. */
-  maxInFlight?: number;
-  /** First nak delay after a transient failure; doubles per delivery. Default 1 s. */
-  retryBaseMs?: number;
-  /** Ceiling of the nak delay (a retry-after may exceed it). Default 5 min. */
-  retryMaxMs?: number;
-  /** How long one pull request waits for messages (at least 1 s). Default 10 s. */
-  pullExpiresMs?: number;
-  /** Pause before pulling again after a failed pull, e.g. while NATS is away. Default 1 s. */
-  restartDelayMs?: number;
-  /**
-   * The server's max_payload in bytes (from the connection's server info), so a dead-lettered
-   * copy is cut to fit with its headers instead of failing to publish for ever.
-   */
-  maxPayloadBytes?: () => number | undefined;
-  /**
-   * How long messages may wait (available or ack-pending) with none acked or dead-lettered
-   * before the runner reports itself stalled. Default 2 min.
-   */
-  stallAfterMs?: number;
-  /** How often the consumer's backlog is read from the server. Default 5 s. */
-  progressCheckMs?: number;
-  /** Off by default: every message may run as soon as a handler slot is free. */
-  fairness?: KeyFairness;
-  /**
-   * Wait for the server to confirm each ack (default), so an ack lost in a disconnect is
-   * logged. A consumer whose handler is idempotent (a redelivery is recognised and dropped)
-   * may turn it off and save a request/reply per message.
-   */
-  confirmAcks?: boolean;
-  /**
-   * Looked at as each message arrives, before it takes a handler slot (undefined: handle it as
-   * usual), e.g. for work the platform has no room for yet. Not asked on the last allowed
-   * delivery, nor must it throw for what the handler would refuse: that is the handler's.
-   */
-  triage?: (subject: string, data: Uint8Array) => TriageVerdict | undefined;
-  /**
-   * Messages held at once, running or queued for a slot (at least maxInFlight, the default):
-   * the next pull is under way while handlers still run.
-   */
-  maxHeld?: number;
-  /** Called once per settled message, e.g. to count outcomes in Prometheus. */
-  onOutcome?: (outcome: ConsumerOutcome, subject: string) => void;
-  /**
-   * How long one handler may run before the runner gives up on it: the message is settled
-   * as a transient failure (`handler_timeout`), its slot freed, and whatever the handler
-   * does later settles nothing. Default 5 min, far above any handler that is merely slow.
-   */
-  handlerTimeoutMs?: number;
-  /** Called once per handler given up on, e.g. to count it in Prometheus. */
-  onAbandoned?: (subject: string) => void;
-  /**
-   * Handlers parked at once (DeliveredMessage.park): waiting without a slot, beyond the held
-   * messages. Past it a park waits in its slot. Default 512, below JetStream's default
-   * max_ack_pending (1,000), which every parked message counts against.
-   */
-  maxParked?: number;
-}
-
-export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000;
+export * from './consumer-runner.options';
+export { fitToMaxPayload } from './dead-letter';
 
 const ACK_CONFIRM_TIMEOUT_MS = 5_000;
 
 type RunnerState = 'idle' | 'running' | 'draining' | 'stopped';
-
-/** Whether the runner gets anywhere: what waits on the server, and since when nothing moved. */
-export interface ConsumerProgress {
-  /** Messages available plus ack-pending (naked ones waiting for their delay included). */
-  readonly backlog: number;
-  /** Since the last ack or dead-letter, or since the backlog was last seen empty. */
-  readonly msSinceProgress: number;
-  readonly stalled: boolean;
-}
 
 interface InFlight {
   readonly msg: JsMsg;
@@ -153,14 +48,10 @@ export class ConsumerRunner {
   private readonly inFlight = new Set<InFlight>();
   /** Messages triage handed to other work, until it acks them; drain waits for them too. */
   private readonly absorbed = new Set<Promise<void>>();
-  private readonly queued: InFlight[] = [];
   private running = 0;
   private parked = 0;
-  private readonly runningByKey = new Map<string, number>();
-  private readonly heldByKey = new Map<string, number>();
-  /** Per key: stream sequences naked as deferred, and until when they count as waiting. */
-  private readonly deferredByKey = new Map<string, Map<number, number>>();
-  private readonly publisher: JetStreamPublisher;
+  private readonly admission: ConsumerAdmission<InFlight>;
+  private readonly deadLetters: DeadLetterPublisher;
   private readonly logger: Logger;
   private readonly maxInFlight: number;
   private readonly retryPolicy: { baseMs: number; maxMs: number };
@@ -182,7 +73,15 @@ export class ConsumerRunner {
   private lastProgressAt = Date.now();
 
   constructor(private readonly options: ConsumerRunnerOptions) {
-    this.publisher = new JetStreamPublisher(options.js);
+    this.admission = new ConsumerAdmission<InFlight>(options.fairness, () => this.ackWaitMs);
+    this.deadLetters = new DeadLetterPublisher(options.js, {
+      stream: options.stream,
+      service: options.service,
+      dlqSubject: options.dlqSubject,
+      ...(options.maxPayloadBytes === undefined
+        ? {}
+        : { maxPayloadBytes: options.maxPayloadBytes }),
+    });
     this.logger = options.logger.child({ stream: options.stream, durable: options.durable });
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 16);
     this.retryPolicy = {
@@ -284,11 +183,10 @@ export class ConsumerRunner {
     this.wakeFromPause?.();
     void this.batch?.close();
     // Queued messages never started: another replica may take them at once.
-    for (const entry of this.queued.splice(0)) {
+    for (const entry of this.admission.takeQueued()) {
       clearInterval(entry.keepAlive);
       this.nak(entry, 0);
       this.inFlight.delete(entry);
-      if (entry.key !== undefined) bump(this.heldByKey, entry.key, -1);
     }
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => {
@@ -378,8 +276,7 @@ export class ConsumerRunner {
   }
 
   private accept(msg: JsMsg): void {
-    const fairness = this.options.fairness;
-    const key = fairness?.keyOf(msg.subject);
+    const key = this.admission.keyOf(msg.subject);
     const entry: InFlight = { msg, key, settling: false, parked: false, done: Promise.resolve() };
     if (this.state !== 'running') {
       // Arrived after drain began: hand it straight back.
@@ -387,14 +284,20 @@ export class ConsumerRunner {
       return;
     }
     if (this.triaged(entry)) return;
-    if (fairness && key !== undefined) {
-      const waiting = this.deferredByKey.get(key);
-      waiting?.delete(msg.info.streamSequence);
-      if ((this.heldByKey.get(key) ?? 0) >= fairness.maxHeldPerKey) {
-        this.defer(entry, key, fairness);
+    const admitted = this.admission.admit(key, msg.info.streamSequence);
+    switch (admitted.kind) {
+      case 'backlog_limit':
+        // A key whose deferred messages pile up is flooding: its excess goes to the DLQ,
+        // where an operator sees it, rather than filling max_ack_pending for everyone.
+        void this.deadLetter(entry, admitted.reason);
         return;
-      }
-      this.heldByKey.set(key, (this.heldByKey.get(key) ?? 0) + 1);
+      case 'defer':
+        entry.settling = true;
+        this.settle(msg, () => msg.nak(admitted.deferMs));
+        this.count('deferred', msg);
+        return;
+      case 'hold':
+        break;
     }
     this.inFlight.add(entry);
     // Held messages are kept alive too, or their ack_wait would run out in the queue.
@@ -402,28 +305,19 @@ export class ConsumerRunner {
       () => this.touch(entry),
       Math.max(100, Math.floor(this.ackWaitMs / 3)),
     );
-    this.queued.push(entry);
+    this.admission.enqueue(entry);
     this.dispatch();
   }
 
   /** Starts queued messages, oldest first, skipping keys already at their running limit. */
   private dispatch(): void {
-    const perKey = this.options.fairness?.maxRunningPerKey ?? Infinity;
-    for (let i = 0; i < this.queued.length && this.running < this.maxInFlight;) {
-      const entry = this.queued[i];
-      if (!entry) break;
-      if (entry.key !== undefined && (this.runningByKey.get(entry.key) ?? 0) >= perKey) {
-        i += 1;
-        continue;
-      }
-      this.queued.splice(i, 1);
+    for (const entry of this.admission.takeRunnable(this.maxInFlight - this.running)) {
       this.run(entry);
     }
   }
 
   private run(entry: InFlight): void {
     this.running += 1;
-    if (entry.key !== undefined) bump(this.runningByKey, entry.key, 1);
     entry.done = this.process(entry)
       .catch((error: unknown) => {
         this.logger.error({ err: error, streamSeq: entry.msg.seq }, 'settling a message failed');
@@ -438,37 +332,11 @@ export class ConsumerRunner {
         } else {
           this.running -= 1;
         }
-        if (entry.key !== undefined) {
-          bump(this.runningByKey, entry.key, -1);
-          bump(this.heldByKey, entry.key, -1);
-        }
+        this.admission.finished(entry);
         this.inFlight.delete(entry);
         this.dispatch();
         this.wakeOnFreeSlot?.();
       });
-  }
-
-  /**
-   * The key holds all it may: hand the message back for later. A key whose deferred messages
-   * pile up past the limit is flooding; its excess goes to the DLQ, where an operator sees it,
-   * rather than filling max_ack_pending for everyone.
-   */
-  private defer(entry: InFlight, key: string, fairness: KeyFairness): void {
-    const now = Date.now();
-    const waiting = this.deferredByKey.get(key) ?? new Map<number, number>();
-    for (const [seq, until] of waiting) if (until < now) waiting.delete(seq);
-    if (waiting.size >= fairness.maxDeferredPerKey) {
-      void this.deadLetter(
-        entry,
-        `backlog_limit: more than ${fairness.maxDeferredPerKey} messages of ${key} waiting`,
-      );
-      return;
-    }
-    waiting.set(entry.msg.info.streamSequence, now + fairness.deferMs + this.ackWaitMs);
-    this.deferredByKey.set(key, waiting);
-    entry.settling = true;
-    this.settle(entry.msg, () => entry.msg.nak(fairness.deferMs));
-    this.count('deferred', entry.msg);
   }
 
   /** Whether triage set the message aside. */
@@ -630,29 +498,11 @@ export class ConsumerRunner {
   private async deadLetter(entry: InFlight, reason: string): Promise<void> {
     entry.settling = true;
     const { msg } = entry;
-    const { stream, service, dlqSubject } = this.options;
     // A fresh ack_wait covers the publish, which is bounded to half of it, so the message
     // is not redelivered elsewhere while its copy is still on the way.
     this.settle(msg, () => msg.working());
     try {
-      // Keyed by the original's position, so a retried dead-lettering is stored once.
-      const msgId = `${stream}:${msg.info.streamSequence}`;
-      const copy = fitToMaxPayload(
-        msg.data,
-        {
-          ...this.copyableHeaders(msg),
-          [DLQ_HEADERS.reason]: reason,
-          [DLQ_HEADERS.originalSubject]: msg.subject,
-          [DLQ_HEADERS.service]: service,
-        },
-        { stream, seq: msg.info.streamSequence, msgId },
-        this.options.maxPayloadBytes?.(),
-      );
-      await this.publisher.publish(dlqSubject, copy.data, {
-        timeoutMs: Math.max(1_000, Math.floor(this.ackWaitMs / 2)),
-        msgId,
-        headers: copy.headers,
-      });
+      await this.deadLetters.publish(msg, reason, Math.max(1_000, Math.floor(this.ackWaitMs / 2)));
     } catch (error) {
       const delayMs = retryDelayMs(msg.info.deliveryCount, this.retryPolicy);
       this.logger.error(
@@ -664,7 +514,10 @@ export class ConsumerRunner {
     }
     this.settle(msg, () => msg.term());
     this.lastProgressAt = Date.now();
-    this.logger.warn({ ...this.describe(msg), reason, dlqSubject }, 'message dead-lettered');
+    this.logger.warn(
+      { ...this.describe(msg), reason, dlqSubject: this.options.dlqSubject },
+      'message dead-lettered',
+    );
     this.count('dead_lettered', msg);
   }
 
@@ -689,15 +542,6 @@ export class ConsumerRunner {
     }
   }
 
-  /** Nats-* headers steer publishing (dedupe, expectations) and must not follow the copy. */
-  private copyableHeaders(msg: JsMsg): Record<string, string> {
-    const copy: Record<string, string> = {};
-    for (const [key, value] of lastHeaderValues(msg)) {
-      if (!key.toLowerCase().startsWith('nats-')) copy[key] = value;
-    }
-    return copy;
-  }
-
   private count(outcome: ConsumerOutcome, msg: JsMsg): void {
     try {
       this.options.onOutcome?.(outcome, msg.subject);
@@ -720,56 +564,4 @@ class HandlerTimedOut extends TransientFailure {
   constructor(timeoutMs: number) {
     super(`handler_timeout: no result within ${timeoutMs} ms`);
   }
-}
-
-/** Room kept for what the client or server adds to a header block beyond our own lines. */
-const HEADER_SLACK_BYTES = 128;
-
-/**
- * The server refuses a message whose headers and payload together exceed max_payload. A
- * message that only just fitted before gets three more headers as a dead letter, so its copy
- * could never be published, and it was retried for days. Such a copy keeps as much of the
- * payload as fits and says so, with the original size and position.
- */
-export function fitToMaxPayload(
-  data: Uint8Array,
-  headers: Record<string, string>,
-  origin: { stream: string; seq: number; msgId: string },
-  maxPayloadBytes: number | undefined,
-): { data: Uint8Array; headers: Record<string, string> } {
-  if (maxPayloadBytes === undefined || maxPayloadBytes <= 0) return { data, headers };
-  const idLine = { 'Nats-Msg-Id': origin.msgId };
-  if (headerBytes({ ...headers, ...idLine }) + data.length <= maxPayloadBytes) {
-    return { data, headers };
-  }
-  const marked: Record<string, string> = {
-    ...headers,
-    [DLQ_HEADERS.truncatedFrom]: String(data.length),
-    [DLQ_HEADERS.originalStream]: origin.stream,
-    [DLQ_HEADERS.originalSeq]: String(origin.seq),
-  };
-  let room = maxPayloadBytes - headerBytes({ ...marked, ...idLine });
-  if (room < 0) {
-    // The original's own headers are what does not fit: keep only ours.
-    for (const key of Object.keys(marked)) {
-      if (!Object.values(DLQ_HEADERS).includes(key as never)) delete marked[key];
-    }
-    room = maxPayloadBytes - headerBytes({ ...marked, ...idLine });
-  }
-  return { data: data.subarray(0, Math.max(0, room)), headers: marked };
-}
-
-function headerBytes(headers: Record<string, string>): number {
-  const encoder = new TextEncoder();
-  let total = 'NATS/1.0\r\n\r\n'.length + HEADER_SLACK_BYTES;
-  for (const [key, value] of Object.entries(headers)) {
-    total += encoder.encode(`${key}: ${value}\r\n`).length;
-  }
-  return total;
-}
-
-function bump(counts: Map<string, number>, key: string, by: number): void {
-  const next = (counts.get(key) ?? 0) + by;
-  if (next <= 0) counts.delete(key);
-  else counts.set(key, next);
 }
