@@ -614,7 +614,6 @@ function report(result, { nats, pg }) {
     'end to end: output published → bare platform stub (own process) edited → acked; ' +
       `${PER_REPLICA_IN_FLIGHT} in flight per replica; the floor at the same total in flight`,
   );
-  console.log('');
   console.log(
     'two floors: "fetch" calls the stub with fetch (undici), "agent" with node:http over a ' +
       'keep-alive http.Agent; CPU ms/out is process CPU time, robust on a shared machine, ' +

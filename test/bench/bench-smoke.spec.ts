@@ -16,9 +16,9 @@ const SMOKE_RUNS: Record<string, { args: string[]; table: RegExp[] }> = {
   'binding.bench.mjs': {
     args: ['--platform', 'all', '--smoke', '--json'],
     table: [
-      /platform slack,[^\n]*\n[^\n]*\n\nlatency \| replicas/,
-      /platform discord,[^\n]*\n[^\n]*\n\nlatency \| replicas/,
-      /platform mattermost,[^\n]*\n[^\n]*\n\nlatency \| replicas/,
+      /platform slack,[^\n]*\n[^\n]*\ntwo floors[^\n]*\n\nlatency \| replicas/,
+      /platform discord,[^\n]*\n[^\n]*\ntwo floors[^\n]*\n\nlatency \| replicas/,
+      /platform mattermost,[^\n]*\n[^\n]*\ntwo floors[^\n]*\n\nlatency \| replicas/,
       /chat API calls per prompt lifecycle: 3\.00 for 3\.00/,
       /fetch floor out\/s \| agent floor out\/s \| binding out\/s/,
     ],
