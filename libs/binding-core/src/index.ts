@@ -48,6 +48,7 @@ export * from './platform-call-timeout';
 export * from './platform-http/agent-fetch';
 export * from './inbound/signed-request.guard';
 export * from './rendering/prompt-status';
+export * from './rendering/prompt-tally';
 export * from './rendering/prompt-text-fit';
 export * from './rendering/untrusted-text';
 export * from './inbound/inbound-fields.schema';

@@ -1,4 +1,5 @@
 import type {
+  ApprovalCount,
   ArgumentsEdit,
   Conversation,
   Person,
@@ -42,6 +43,8 @@ export type PromptView =
       readonly resolvedBy: Person;
       /** G2: approved with edited arguments: shown as `name: from → to` lines. */
       readonly edit?: ArgumentsEdit;
+      /** G1: a prompt with a quorum: every approval (approved), or those a veto overruled. */
+      readonly approvals?: readonly ApprovalCount[];
     }
   | {
       readonly kind: 'abandoned';

@@ -180,3 +180,35 @@ describe('A4 — discord: what will run stays readable', () => {
     expect(text).toContain('Requested by');
   });
 });
+
+describe('G1 a prompt with a quorum on Discord', () => {
+  const tallied = {
+    ...request,
+    quorum: {
+      required: 2,
+      approvals: [
+        { by: { id: '111111111111111111', displayName: 'Alice' }, at: request.occurredAt },
+      ],
+      waitingFor: [{ id: '222222222222222222' }],
+    },
+  } as ToolInteractionRequest;
+
+  it('G1 shows the live tally with the buttons, pinging nobody, and keeps it after a restart', () => {
+    const pending = render({ kind: 'pending', request: tallied });
+    expect(pending.components).not.toHaveLength(0);
+    expect(pending.content).toMatch(
+      /1 of 2 approvals: ✓ .*111111111111111111.* · waiting for .*222222222222222222/,
+    );
+    expect(pending.allowed_mentions).toEqual({ parse: [] });
+    expect(render({ kind: 'refreshed', request: tallied }).content).toMatch(
+      /still valid\.\n1 of 2 approvals/,
+    );
+  });
+
+  it('G1 the tally survives a request text at the content limit', () => {
+    const long = { ...tallied, displayText: 'x'.repeat(20_000) };
+    const { content } = render({ kind: 'pending', request: long });
+    expect(content.length).toBeLessThanOrEqual(2_000);
+    expect(content).toContain('1 of 2 approvals');
+  });
+});

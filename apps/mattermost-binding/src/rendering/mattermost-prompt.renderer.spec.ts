@@ -229,3 +229,22 @@ describe('A4 — mattermost: what will run stays readable', () => {
     expect(text).toContain('Requested by');
   });
 });
+
+describe('G1 a prompt with a quorum on Mattermost', () => {
+  const tallied: ToolInteractionRequest = {
+    ...request,
+    quorum: {
+      required: 2,
+      approvals: [{ by: { id: 'u1alice', displayName: 'alice' }, at: request.occurredAt }],
+      waitingFor: [{ id: 'u2bob', displayName: 'bob' }],
+    },
+  };
+
+  it('G1 shows the live tally in the attachment with the buttons, and keeps it after a restart', () => {
+    const [pending] = render({ kind: 'pending', request: tallied }).props.attachments;
+    expect(pending?.actions).not.toHaveLength(0);
+    expect(pending?.text).toMatch(/^1 of 2 approvals: ✓ .*alice.* · waiting for .*bob/);
+    const [refreshed] = render({ kind: 'refreshed', request: tallied }).props.attachments;
+    expect(refreshed?.text).toMatch(/still valid\.\n1 of 2 approvals/);
+  });
+});

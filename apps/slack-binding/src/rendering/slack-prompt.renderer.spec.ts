@@ -176,3 +176,46 @@ describe('A4 — slack: what will run stays readable', () => {
     expect(text).toContain('Requested by');
   });
 });
+
+describe('G1 a prompt with a quorum on Slack', () => {
+  const tallied = {
+    ...request,
+    quorum: {
+      required: 2,
+      approvals: [{ by: { id: 'U0ALICE', displayName: 'Alice' }, at: request.occurredAt }],
+      waitingFor: [{ id: 'U0BOB' }, { id: 'U0CAROL' }],
+    },
+  } as ToolInteractionRequest;
+  const contextOf = (view: PromptView) =>
+    JSON.stringify(renderSlackPrompt(view, 'ref123').blocks.filter((b) => b.type === 'context'));
+
+  it('G1 shows the live tally under the buttons, edited in place, and keeps it after a restart', () => {
+    expect(actionsOf({ kind: 'pending', request: tallied })).toHaveLength(1);
+    expect(contextOf({ kind: 'pending', request: tallied })).toContain(
+      '1 of 2 approvals: ✓ <@U0ALICE> · waiting for <@U0BOB>, <@U0CAROL> (1 needed)',
+    );
+    expect(contextOf({ kind: 'refreshed', request: tallied })).toMatch(
+      /still valid.*1 of 2 approvals/s,
+    );
+  });
+
+  it('G1 the decision names every approver; a veto names whom it overruled', () => {
+    const approvals = [
+      { by: { id: 'U0ALICE' }, at: request.occurredAt },
+      { by: { id: 'U0BOB' }, at: request.occurredAt },
+    ];
+    const base = { kind: 'resolved', request: tallied, label: 'Approve once' } as const;
+    expect(
+      contextOf({ ...base, optionKey: 'approve_once', resolvedBy: { id: 'U0BOB' }, approvals }),
+    ).toContain('*Approve once* by <@U0ALICE>, <@U0BOB>');
+    expect(
+      contextOf({
+        ...base,
+        optionKey: 'deny',
+        label: 'Deny',
+        resolvedBy: { id: 'U0CAROL' },
+        approvals: approvals.slice(0, 1),
+      }),
+    ).toContain('*Deny* by <@U0CAROL>, a veto overruling ✓ <@U0ALICE>');
+  });
+});

@@ -139,6 +139,7 @@ function decidePending(state: PendingState, output: OrderedCallOutput): PromptDe
           label: output.label,
           resolvedBy: output.resolvedBy,
           ...(output.edit === undefined ? {} : { edit: output.edit }),
+          ...(output.approvals === undefined ? {} : { approvals: output.approvals }),
         },
         event: resolvedEvent(output),
       };

@@ -1,5 +1,6 @@
 import { type Person, WITHDRAWN_BY_AGENT } from '@tollgate/protocol';
 import type { PromptView } from '../platform-adapter.port';
+import { tallyDecision, tallyLine } from './prompt-tally';
 
 /** How a platform's markup writes bold text, escapes user text and mentions a person. */
 export interface StatusMarkup {
@@ -16,10 +17,17 @@ export interface StatusMarkup {
 export function promptStatusLine(view: PromptView, markup: StatusMarkup): string | undefined {
   switch (view.kind) {
     case 'pending':
-      return undefined;
-    case 'refreshed':
-      return ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
+      // G1: a prompt with a quorum shows its tally while it waits.
+      return view.request.quorum === undefined ? undefined : tallyLine(view.request.quorum, markup);
+    case 'refreshed': {
+      const still = ':arrows_counterclockwise: Tollgate restarted; this request is still valid.';
+      return view.request.quorum === undefined
+        ? still
+        : `${still}\n${tallyLine(view.request.quorum, markup)}`;
+    }
     case 'resolved': {
+      if (view.approvals !== undefined)
+        return tallyDecision({ ...view, approvals: view.approvals }, markup);
       const decided = `${markup.bold(markup.escape(view.label))} by ${markup.mention(view.resolvedBy)}`;
       if (view.edit === undefined) return decided;
       // G2: the change is shown with who made it, so the thread says what actually ran.
