@@ -44,6 +44,26 @@ export default tseslint.config(
       ],
     },
   },
+  // D5: only an entry point ends the process; a service reports a FatalFailure instead.
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: [
+      '**/*.spec.ts',
+      '**/testing/**',
+      'apps/*/src/main.ts',
+      'libs/service-runtime/src/bootstrap.ts',
+    ],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'exit',
+          message: 'report a FatalFailure (FatalFailures); only an entry point exits (D5)',
+        },
+      ],
+    },
+  },
   {
     files: ['apps/**/*.spec.ts', 'apps/**/testing/**'],
     rules: {

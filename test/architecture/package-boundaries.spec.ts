@@ -59,6 +59,24 @@ describe('D5 — package boundaries', () => {
     expect(problems).toEqual([]);
   });
 
+  it('D5 only an entry point ends the process: a service reports a FatalFailure instead', () => {
+    const entryPoints = new Set([
+      join('libs', 'service-runtime', 'src', 'bootstrap.ts'),
+      ...readdirSync(join(ROOT, 'apps')).map((app) => join('apps', app, 'src', 'main.ts')),
+    ]);
+    const exiting: string[] = [];
+    for (const kind of ['apps', 'libs']) {
+      for (const pkg of readdirSync(join(ROOT, kind))) {
+        for (const path of sources(join(ROOT, kind, pkg))) {
+          const file = relative(ROOT, path);
+          if (entryPoints.has(file) || /\.spec\.ts$|[\\/]testing[\\/]/.test(file)) continue;
+          if (/\bprocess\.exit\s*\(/.test(readFileSync(path, 'utf8'))) exiting.push(file);
+        }
+      }
+    }
+    expect(exiting).toEqual([]);
+  });
+
   it('D5 the scan names what the CLI used to import from the session-service, and lets a lib fixture pass in a spec', () => {
     const cli = join('apps', 'tollgate-cli', 'src', 'session-database.ts');
     const source = [

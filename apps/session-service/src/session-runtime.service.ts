@@ -14,6 +14,7 @@ import {
 import {
   ConsumerHost,
   DatabaseClient,
+  FatalFailures,
   JetStreamConsumers,
   MetricsService,
   NatsClient,
@@ -88,6 +89,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     private readonly jetstream: JetStreamConsumers,
     private readonly readiness: ReadinessService,
     private readonly metrics: MetricsService,
+    private readonly fatal: FatalFailures,
   ) {
     this.logger = logger.child({ component: 'session-runtime' });
     this.leader = new LeaderLock({
@@ -97,8 +99,8 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       onLost: (error) => {
         // Another instance may already hold the lock; optimistic concurrency on the journal
         // covers whatever this one was doing, and the orchestrator restarts it as a standby.
-        this.logger.fatal({ err: error }, 'lost the leader lock connection; exiting');
-        process.exit(1);
+        // The entry point ends the process; this service only says why.
+        this.fatal.report('lost the leader lock connection', error);
       },
     });
   }

@@ -7,6 +7,7 @@ import { startTelemetry, type Telemetry } from '@tollgate/telemetry';
 import type { Logger } from 'pino';
 import type { BaseConfig, ServiceName } from './base-config';
 import { ConfigError } from './config-error';
+import { FatalFailures } from './fatal-failures';
 import { configuredSecrets } from './configured-secrets';
 import { installInboundBodyParsing } from './inbound-body.middleware';
 import { InboundRefusals } from './inbound-refusals.service';
@@ -75,6 +76,12 @@ export async function bootstrapService<C extends BaseConfig>(
     endpoints: definition.inboundEndpoints ?? [],
     refusals: app.get(InboundRefusals),
     ...definition.inboundBody,
+  });
+  // A service reports what it cannot work past; ending the process is this entry point's job.
+  optionalProvider(() => app.get(FatalFailures))?.onFatal((failure) => {
+    logger.fatal({ err: failure.cause }, `${failure.message}; exiting`);
+    logger.flush();
+    process.exit(1);
   });
   if (config.HOST === undefined) await app.listen(config.PORT);
   else await app.listen(config.PORT, config.HOST);

@@ -1,6 +1,7 @@
 export * from './base-config';
 export * from './bootstrap';
 export * from './config-error';
+export * from './fatal-failures';
 export * from './nats-credentials.config';
 export * from './logger';
 export * from './configured-secrets';
