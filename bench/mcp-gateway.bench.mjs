@@ -129,21 +129,18 @@ const cpuMs = (pid) => {
 const rssMb = (pid) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
-/**
- * The SDK's HTTP client hands its one long-lived AbortSignal to every fetch; undici hangs an
- * abort listener on it per request and removes it only once that request is garbage-collected,
- * so past 1,500 calls every call also prints a MaxListenersExceededWarning (a stack trace and a
- * stderr write) in the agent's process. A signal of its own per request, following the
- * transport's, keeps that agent-side cost out of what is measured as the gateway's.
- */
-const fetchWithOwnSignal = (url, init) =>
-  fetch(url, init?.signal ? { ...init, signal: AbortSignal.any([init.signal]) } : init);
+// The agent's HTTP client gets the gateway's own fix for the SDK client's one shared
+// AbortSignal (libs/mcp-upstream/src/own-signal-fetch.ts): without it every call past 1,500
+// also prints a MaxListenersExceededWarning in this process, agent CPU counted as the gateway's.
+const { ownSignalFetch } = require(
+  join(root, 'dist', 'libs', 'mcp-upstream', 'own-signal-fetch.js'),
+);
 
 async function httpClient(port) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
-      fetch: fetchWithOwnSignal,
+      fetch: ownSignalFetch,
     }),
   );
   return client;

@@ -161,6 +161,49 @@ describe('MCP gateway: configuration', () => {
     }
   });
 
+  it('M1 makes thousands of calls to a streamable HTTP upstream without piling abort listeners on one signal', async () => {
+    const token = `tok-${Date.now()}-many`;
+    const port = await freePort();
+    const upstream = spawn(process.execPath, [FAULT_SERVER, '--http', String(port)], {
+      env: { PATH: process.env.PATH, FAULT_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const config = writeGatewayConfig(
+      {},
+      [
+        'servers:',
+        `  remote: { url: "http://127.0.0.1:${port}/mcp", headers: { Authorization: "Bearer \${REMOTE_TOKEN}" } }`,
+        'policy: { default: allow }',
+      ].join('\n'),
+    );
+    let agent: Client | undefined;
+    try {
+      await waitFor('the HTTP upstream to listen', () =>
+        upstream.stdout?.read()?.toString().includes('listening'),
+      );
+      // Over stdio, so the gateway is the only HTTP client in play.
+      const started = await stdioAgent(config, { REMOTE_TOKEN: token });
+      agent = started.client;
+      const through = agent;
+      // The SDK's HTTP client hands every fetch its one long-lived signal, and undici lets go
+      // of a request's listener only once the request is collected: past 1,500 the gateway
+      // printed a MaxListenersExceededWarning with every call.
+      let next = 0;
+      const caller = async () => {
+        while (next < 4_000) {
+          next += 1;
+          const result = await through.callTool({ name: 'remote__echo', arguments: { text: 'n' } });
+          expect(result.isError).toBeFalsy();
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, caller));
+      expect(started.stderr()).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      await agent?.close();
+      upstream.kill();
+    }
+  }, 120_000);
+
   it('M1 refuses to start when a ${VAR} is unset, naming the variable', async () => {
     const config = writeGatewayConfig(
       {},

@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { UpstreamSpec } from './mcp-servers.config';
+import { ownSignalFetch } from './own-signal-fetch';
 import { type BackoffSettings, DEFAULT_BACKOFF, restartDelayMs } from './restart-backoff';
 import { UpstreamCallError } from './upstream-call.error';
 
@@ -177,6 +178,7 @@ export class UpstreamConnection {
     if (this.spec.kind === 'http') {
       return new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers },
+        fetch: ownSignalFetch,
       });
     }
     const transport = new StdioClientTransport({
