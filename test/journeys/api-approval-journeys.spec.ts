@@ -133,6 +133,42 @@ describe.each(platforms)(
       });
     });
 
+    it('G1 API quorum 2: one approval is tallied in place and decides nothing; the second, typed, decides approved with both approvers in the decision event', async () => {
+      const request = apiApprovalRequest(driver.freshConversation(), newClientId(), [alice, bob], {
+        quorum: 2,
+      });
+      const posted = await prompted(request);
+      expect(posted.text).toContain('0 of 2 approvals');
+      const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
+      expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
+      const tallied = await shown(
+        request.conversation,
+        'the tally',
+        (m) => m.messageId === posted.messageId && m.text.includes('1 of 2 approvals'),
+      );
+      expect(tallied.buttons.map((b) => b.label)).toEqual(posted.buttons.map((b) => b.label));
+      expect(decisions.of(request.approvalId)).toEqual([]);
+
+      // A typed answer counts like a click with the tally half full.
+      expect((await driver.say(binding.url, request.conversation, 'approve', bob)).status).toBe(
+        200,
+      );
+      const decided = await decisions.waitFor(request.approvalId);
+      expect(decided).toMatchObject({
+        status: 'approved',
+        decision: {
+          option: 'approve_once',
+          via: 'text',
+          by: { platform, id: bob.id },
+          approvals: [
+            { by: { platform, id: alice.id }, at: expect.any(String) },
+            { by: { platform, id: bob.id }, at: expect.any(String) },
+          ],
+        },
+      });
+      expect(decisions.of(request.approvalId)).toHaveLength(1);
+    });
+
     it('A2 the session service is SIGKILLed with the approval pending: the prompt says "still valid" and a click decides', async () => {
       const request = approval(driver.freshConversation());
       const posted = await prompted(request);
