@@ -12,7 +12,7 @@
 // the gateway process's RSS before and with them held. The approval API is a bare node:http
 // stub in this process that never decides (the gateway's side is what is measured). Runs the
 // built gateway (`npm run build` first). Prints figures; asserts nothing.
-// Usage: node bench/mcp-gateway.bench.mjs [--calls 2000 --held 2000]; `--smoke` runs tiny
+// Usage: node bench/mcp-gateway.bench.mjs [--calls 2000 --held 2000] [--gateway <main.js>]; `--smoke` runs tiny
 // counts (a check that the bench still works, not a measurement).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,7 +45,12 @@ const FS_SERVER = join(
   'dist',
   'index.js',
 );
-const GATEWAY = join(root, 'dist', 'apps', 'mcp-gateway', 'main.js');
+// `--gateway <main.js>` measures another build of the gateway (an A/B against an older commit).
+const gatewayAt = process.argv.indexOf('--gateway');
+const GATEWAY =
+  gatewayAt === -1
+    ? join(root, 'dist', 'apps', 'mcp-gateway', 'main.js')
+    : process.argv[gatewayAt + 1];
 
 const dir = mkdtempSync(join(tmpdir(), 'tollgate-mcp-bench-'));
 const file = join(dir, 'note.txt');
