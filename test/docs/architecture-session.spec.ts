@@ -13,6 +13,8 @@ const EVENT_TYPES = {
   ToolApprovalResolved: true,
   ToolApprovalCounted: true,
   ToolApprovalRefused: true,
+  ToolApprovalCounted: true,
+  ToolCallGranted: true,
   ToolExecutionStarted: true,
   ToolCallRecorded: true,
   ToolBatchAbandoned: true,

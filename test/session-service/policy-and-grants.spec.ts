@@ -114,7 +114,7 @@ describe('session service with a TOOL_POLICY_FILE: policy modes, offered options
 
     // Bob in the same chat is asked: the grant is Alice's.
     await service.send(userMessage(conversation, '!write_note {"text":"bob"}', { sender: bob }));
-    const [bobs] = await service.outputs.waitForOutputs("Bob's prompt", is.request('call_14_1'), {
+    const [bobs] = await service.outputs.waitForOutputs("Bob's prompt", is.request('call_15_1'), {
       sessionId,
     });
     expect(bobs.requester).toEqual(bob);
@@ -142,7 +142,7 @@ describe('session service with a TOOL_POLICY_FILE: policy modes, offered options
 
     // Bob, in that same channel of the same workspace, is asked.
     await service.send(userMessage(sameWorkspace, '!write_note {"text":"bob"}', { sender: bob }));
-    const [bobs] = await service.outputs.waitForOutputs("Bob's prompt", is.request('call_7_1'), {
+    const [bobs] = await service.outputs.waitForOutputs("Bob's prompt", is.request('call_8_1'), {
       sessionId: otherSession,
     });
     expect(bobs.requester).toEqual(bob);

@@ -45,6 +45,30 @@ export interface TurnContext {
   readonly messages: readonly ProviderMessage[];
 }
 
+/**
+ * G3: what "Always allow" on a prompt gives, as journaled with its request (the policy's
+ * `always:` then): constraints in the policy's form by argument name, a lifetime, a number of
+ * uses. Whatever the policy says later, the grant is what the approver saw.
+ */
+export interface JournaledGrantOffer {
+  readonly scope?: Record<string, Record<string, unknown>>;
+  readonly ttlMs?: number;
+  readonly uses?: number;
+}
+
+/** Which grant covered a call, as `tollgate grants list` names it. */
+export interface GrantUse {
+  readonly kind: 'always' | 'session';
+  /** Whose grant: the person whose message started the turn. */
+  readonly personId: string;
+  /** When the grant was given (it tells a grant from a later one for the same tool). */
+  readonly grantedAt?: string;
+  /** Uses left after this one, for a grant with a number of uses. */
+  readonly usesLeft?: number;
+  readonly expiresAt?: string;
+  readonly scope?: Record<string, Record<string, unknown>>;
+}
+
 export type ToolCallOutcome =
   'ok' | 'error' | 'denied' | 'refused_by_policy' | 'unknown_tool' | 'abandoned';
 
@@ -89,6 +113,11 @@ export type SessionEvent =
        * requested (a later policy change does not move them). Absent: no timeout.
        */
       readonly timers?: PromptTimers;
+      /**
+       * G3: what "Always allow" on this prompt gives (the policy's `always:` when it was
+       * asked); absent, the tool for ever. The button's label said as much.
+       */
+      readonly grantOffer?: JournaledGrantOffer;
     }
   | {
       readonly type: 'ToolApprovalResolved';
@@ -126,6 +155,16 @@ export type SessionEvent =
       readonly reason: RejectionReason;
       /** G2: for `edit_refused`, the argument at fault and why (a constraint's code). */
       readonly detail?: { readonly argument?: string; readonly code: string };
+    }
+  | {
+      /**
+       * G3: a grant covered the call, so no one was asked. Journaled with the call's start,
+       * in the transaction that took one of a limited grant's uses.
+       */
+      readonly type: 'ToolCallGranted';
+      readonly callId: string;
+      readonly toolName: string;
+      readonly grant: GrantUse;
     }
   | { readonly type: 'ToolExecutionStarted'; readonly callId: string; readonly toolName: string }
   | {

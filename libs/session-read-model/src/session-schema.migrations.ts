@@ -3,6 +3,7 @@ import { SESSION_SERVICE_MIGRATIONS } from './migrations/session-journal.migrati
 import { ToolGrantsPerClient1796083200000 } from './migrations/tool-grants-per-client.migration';
 import { ToolGrantsPerPerson1795998600000 } from './migrations/tool-grants-per-person.migration';
 import { ToolGrants1764633600000 } from './migrations/tool-grants.migration';
+import { ToolGrantsScoped1796343000000 } from './migrations/tool-grants-scoped.migration';
 
 /**
  * Every migration of the session-service's schema, in order: the service runs them at start
@@ -15,4 +16,5 @@ export const SESSION_SCHEMA_MIGRATIONS = [
   ToolGrantsPerPerson1795998600000,
   ToolGrantsPerClient1796083200000,
   SessionGrants1796169600000,
+  ToolGrantsScoped1796343000000,
 ];

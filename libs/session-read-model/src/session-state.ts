@@ -18,7 +18,13 @@ import {
   subAgentsDone,
 } from './approval-turn';
 import type { SubAgentParent } from './sub-agent-parent';
-import type { JournaledEvent, SessionEvent, ToolCall, ToolCallOutcome } from './session-event';
+import type {
+  JournaledEvent,
+  JournaledGrantOffer,
+  SessionEvent,
+  ToolCall,
+  ToolCallOutcome,
+} from './session-event';
 import { countedIn } from './approval-tally.decider';
 import { ownEntry, setOwnEntry } from './own-entry';
 
@@ -28,6 +34,8 @@ export interface RequestedCall {
   readonly resolution?: { readonly optionKey: string; readonly approved: boolean };
   /** Set once the call can no longer be answered because its batch was abandoned. */
   readonly abandoned?: boolean;
+  /** G3: what "Always allow" on its prompt gives. */
+  readonly grantOffer?: JournaledGrantOffer;
 }
 
 export interface CurrentBatch {
@@ -197,7 +205,10 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
         }),
         requested: {
           ...state.requested,
-          [event.callId]: { request: event.request },
+          [event.callId]: {
+            request: event.request,
+            ...(event.grantOffer ? { grantOffer: event.grantOffer } : {}),
+          },
         },
       };
     case 'ToolApprovalResolved': {
@@ -352,6 +363,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
         : state;
     case 'PendingApprovalsReannounced':
     case 'ToolApprovalReminded':
+    case 'ToolCallGranted':
       return state;
     case 'TurnCompleted':
       return {

@@ -1,6 +1,16 @@
 import type { Conversation, Person } from '@tollgate/protocol';
 import type { DataSource } from 'typeorm';
 
+/** G3: a person's "Always allow" for a tool as it stands, for the session to check and spend. */
+export interface AlwaysGrantInForce {
+  /** When it was given: a claim names it, so a grant given anew in between is not spent. */
+  readonly grantedAt: string;
+  readonly scope?: Record<string, Record<string, unknown>>;
+  /** Absent: no limit on uses. */
+  readonly usesLeft?: number;
+  readonly expiresAt?: string;
+}
+
 /** Which grants an operator means; an absent key matches every value. */
 export interface GrantFilter {
   readonly platform?: string;
@@ -22,8 +32,13 @@ export interface GrantRecord {
   readonly grantedAt: Date;
   /** X14: "Always allow" (`tool_grants`) or "Allow in this chat" (`session_grants`). */
   readonly kind: GrantKind;
-  /** When an "Allow in this chat" lapses; an "Always allow" does not. */
+  /** When an "Allow in this chat" lapses, or an "Always allow" given with a ttl (G3). */
   readonly expiresAt?: Date;
+  /** G3: the arguments an "Always allow" covers, in the policy's form; absent, any. */
+  readonly scope?: Record<string, Record<string, unknown>>;
+  /** G3: uses left and given, for an "Always allow" given with a number of uses. */
+  readonly usesLeft?: number;
+  readonly usesGranted?: number;
 }
 
 export type GrantKind = 'always' | 'session';
@@ -39,6 +54,9 @@ interface GrantRow {
   granted_at: Date;
   kind: GrantKind;
   expires_at: Date | null;
+  scope: Record<string, Record<string, unknown>> | null;
+  uses_left: number | null;
+  uses_granted: number | null;
 }
 
 // `$n::text IS NULL` lets one statement serve every combination of filters.
@@ -49,12 +67,16 @@ const MATCHES = `($1::text IS NULL OR platform = $1)
   AND ($5::text IS NULL OR client_id = $5)`;
 const COLUMNS = `platform, workspace_id, person_id, tool_name, client_id, granted_by, session_id, granted_at`;
 /** Both kinds of grant in force, in one shape; a chat's session grant belongs to no client. */
+const ALWAYS_COLUMNS = `${COLUMNS}, expires_at, scope, uses_left, uses_granted`;
+/** G3: an "Always allow" stops covering when revoked, lapsed or used up, whichever first. */
+const ALWAYS_IN_FORCE = `revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+  AND (uses_left IS NULL OR uses_left > 0)`;
 const IN_FORCE = `
-  SELECT 'always' AS kind, ${COLUMNS}, NULL::timestamptz AS expires_at
-    FROM tool_grants WHERE revoked_at IS NULL
+  SELECT 'always' AS kind, ${ALWAYS_COLUMNS}
+    FROM tool_grants WHERE ${ALWAYS_IN_FORCE}
   UNION ALL
   SELECT 'session' AS kind, platform, workspace_id, person_id, tool_name, '' AS client_id,
-         granted_by, session_id, granted_at, expires_at
+         granted_by, session_id, granted_at, expires_at, NULL::jsonb, NULL::int, NULL::int
     FROM session_grants WHERE revoked_at IS NULL AND expires_at > now()`;
 
 /**
@@ -73,15 +95,48 @@ export class ToolGrantsRepository {
     toolName: string,
     clientId = '',
   ): Promise<boolean> {
+    // A limited grant (G3) covers only through `alwaysGrant`, which checks and spends it.
     const rows: unknown[] = await (
       await this.dataSource()
     ).query(
       `SELECT 1 FROM tool_grants
        WHERE platform = $1 AND workspace_id = $2 AND person_id = $3 AND tool_name = $4
-         AND client_id = $5 AND revoked_at IS NULL`,
+         AND client_id = $5 AND revoked_at IS NULL
+         AND scope IS NULL AND uses_left IS NULL AND expires_at IS NULL`,
       [conversation.platform, conversation.workspaceId, personId, toolName, clientId],
     );
     return rows.length > 0;
+  }
+
+  async alwaysGrant(
+    conversation: Conversation,
+    personId: string,
+    toolName: string,
+    now: Date,
+  ): Promise<AlwaysGrantInForce | undefined> {
+    const [row] = await (
+      await this.dataSource()
+    ).query<
+      {
+        granted_at: Date;
+        scope: AlwaysGrantInForce['scope'] | null;
+        uses_left: number | null;
+        expires_at: Date | null;
+      }[]
+    >(
+      `SELECT granted_at, scope, uses_left, expires_at FROM tool_grants
+       WHERE platform = $1 AND workspace_id = $2 AND person_id = $3 AND tool_name = $4
+         AND client_id = '' AND revoked_at IS NULL
+         AND (expires_at IS NULL OR expires_at > $5) AND (uses_left IS NULL OR uses_left > 0)`,
+      [conversation.platform, conversation.workspaceId, personId, toolName, now.toISOString()],
+    );
+    if (!row) return undefined;
+    return {
+      grantedAt: new Date(row.granted_at).toISOString(),
+      ...(row.scope === null ? {} : { scope: row.scope }),
+      ...(row.uses_left === null ? {} : { usesLeft: row.uses_left }),
+      ...(row.expires_at === null ? {} : { expiresAt: new Date(row.expires_at).toISOString() }),
+    };
   }
 
   async isSessionGrantInForce(
@@ -118,8 +173,8 @@ export class ToolGrantsRepository {
     const dataSource = await this.dataSource();
     return dataSource.transaction(async (manager) => {
       const [always]: [GrantRow[], number] = await manager.query(
-        `UPDATE tool_grants SET revoked_at = now() WHERE revoked_at IS NULL AND ${MATCHES}
-         RETURNING 'always' AS kind, ${COLUMNS}, NULL::timestamptz AS expires_at`,
+        `UPDATE tool_grants SET revoked_at = now() WHERE ${ALWAYS_IN_FORCE} AND ${MATCHES}
+         RETURNING 'always' AS kind, ${ALWAYS_COLUMNS}`,
         parameters(filter),
       );
       // A session grant belongs to no client: a filter naming one leaves them all alone.
@@ -129,7 +184,8 @@ export class ToolGrantsRepository {
            AND ($1::text IS NULL OR platform = $1) AND ($2::text IS NULL OR workspace_id = $2)
            AND ($3::text IS NULL OR person_id = $3) AND ($4::text IS NULL OR tool_name = $4)
          RETURNING 'session' AS kind, platform, workspace_id, person_id, tool_name,
-                   '' AS client_id, granted_by, session_id, granted_at, expires_at`,
+                   '' AS client_id, granted_by, session_id, granted_at, expires_at,
+                   NULL::jsonb AS scope, NULL::int AS uses_left, NULL::int AS uses_granted`,
         parameters(filter),
       );
       return [...always, ...session].map(toRecord).sort(byKey);
@@ -159,6 +215,9 @@ function toRecord(row: GrantRow): GrantRecord {
     grantedAt: new Date(row.granted_at),
     kind: row.kind,
     ...(row.expires_at === null ? {} : { expiresAt: new Date(row.expires_at) }),
+    ...(row.scope === null ? {} : { scope: row.scope }),
+    ...(row.uses_left === null ? {} : { usesLeft: row.uses_left }),
+    ...(row.uses_granted === null ? {} : { usesGranted: row.uses_granted }),
   };
 }
 

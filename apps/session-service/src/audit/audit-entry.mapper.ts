@@ -50,6 +50,8 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
             principal: event.principal,
             options: event.options.map((o) => o.key),
             ...(event.timers?.deadline ? { deadline: event.timers.deadline } : {}),
+            // G3: what "Always allow" on it gives; its grant_given entry refers to this call.
+            ...(event.grantOffer ? { always: event.grantOffer } : {}),
           },
         }),
       ];
@@ -135,6 +137,15 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
             reason: event.reason,
             ...(event.detail === undefined ? {} : { edit: event.detail }),
           },
+        }),
+      ];
+    case 'ToolCallGranted':
+      return [
+        entry('grant_used', {
+          callId: event.callId,
+          who: { id: event.grant.personId },
+          via: 'grant',
+          detail: { tool: event.toolName, ...event.grant },
         }),
       ];
     case 'ToolExecutionStarted':

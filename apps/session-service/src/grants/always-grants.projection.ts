@@ -1,7 +1,12 @@
 import type { Person } from '@tollgate/protocol';
 import { toJsonbText } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
-import { type JournaledEvent, ownEntry, type SessionState } from '@tollgate/session-read-model';
+import {
+  type JournaledEvent,
+  type JournaledGrantOffer,
+  ownEntry,
+  type SessionState,
+} from '@tollgate/session-read-model';
 
 /** One person's "Always allow" for one tool on one platform and workspace. */
 export interface AlwaysGrant {
@@ -16,6 +21,8 @@ export interface AlwaysGrant {
   readonly sessionId: string;
   /** When the answer was journaled: a revocation only yields to an answer given after it. */
   readonly grantedAt: string;
+  /** G3: what the prompt's "Always allow" offered; absent, the tool for ever. */
+  readonly offer?: JournaledGrantOffer;
 }
 
 /**
@@ -66,6 +73,7 @@ export function alwaysGrantsIn(
         grantedBy: event.resolvedBy,
         sessionId: session.sessionId,
         grantedAt: occurredAt,
+        ...(call.grantOffer ? { offer: call.grantOffer } : {}),
       },
     ];
   });
@@ -96,13 +104,22 @@ export async function projectAlwaysGrants(
   await manager.query(
     `INSERT INTO tool_grants
        (platform, workspace_id, person_id, tool_name, granted_by, session_id, granted_at,
-        client_id)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[],
-                          $6::text[], $7::timestamptz[], $8::text[])
+        client_id, scope, uses_granted, uses_left, expires_at)
+     SELECT platform, workspace_id, person_id, tool_name, granted_by, session_id, granted_at,
+            client_id, scope, uses, uses, expires_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[],
+                   $6::text[], $7::timestamptz[], $8::text[], $9::jsonb[], $10::int[],
+                   $11::timestamptz[])
+         AS g(platform, workspace_id, person_id, tool_name, granted_by, session_id, granted_at,
+              client_id, scope, uses, expires_at)
      ON CONFLICT (platform, workspace_id, person_id, tool_name, client_id) DO UPDATE
        SET granted_by = EXCLUDED.granted_by,
            session_id = EXCLUDED.session_id,
            granted_at = EXCLUDED.granted_at,
+           scope = EXCLUDED.scope,
+           uses_granted = EXCLUDED.uses_granted,
+           uses_left = EXCLUDED.uses_left,
+           expires_at = EXCLUDED.expires_at,
            revoked_at = NULL
        WHERE tool_grants.revoked_at IS NULL OR tool_grants.revoked_at < EXCLUDED.granted_at`,
     [
@@ -114,6 +131,14 @@ export async function projectAlwaysGrants(
       grants.map((g) => g.sessionId),
       grants.map((g) => g.grantedAt),
       grants.map((g) => g.clientId),
+      grants.map((g) => (g.offer?.scope ? toJsonbText(g.offer.scope) : null)),
+      grants.map((g) => g.offer?.uses ?? null),
+      // G3: the lifetime counts from the answer, as journaled.
+      grants.map((g) =>
+        g.offer?.ttlMs === undefined
+          ? null
+          : new Date(Date.parse(g.grantedAt) + g.offer.ttlMs).toISOString(),
+      ),
     ],
   );
 }

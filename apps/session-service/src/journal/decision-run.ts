@@ -4,6 +4,7 @@ import type { SessionState } from '@tollgate/session-read-model';
 import { recordProcessed } from './command-ledger';
 import type { DecisionResult } from './decision-errors';
 import { historySourceOf, type Queryable } from './event-journal';
+import { claimGrantUse } from '../grants/grant-claim';
 import type { ConnectionGate } from './connection-gate';
 import type { Failpoint } from './failpoint';
 import { type InboxEntry, settleQueued } from './session-inbox';
@@ -81,6 +82,8 @@ export class DecisionRun {
           r.clockAt(this.context.now());
         },
         historySourceOf((read) => this.read(read), this.sessionId),
+        // G3: the use is taken in the transaction the next commit ends, with the call's events.
+        async (claim) => claimGrantUse(await this.begin(), claim),
       );
       await decision(recorder);
       await this.commit(recorder);

@@ -24,6 +24,7 @@ import {
   type ToolPolicyEntry,
 } from './tool-policy';
 import type { ToolRegistry } from './tool-registry';
+import { grantOfferOf, grantOfferSchema } from './grant-offer';
 
 /**
  * `TOOL_POLICY_FILE` (docs/protocol.md §5), YAML or JSON (JSON is YAML, so one parser serves both
@@ -38,6 +39,10 @@ import type { ToolRegistry } from './tool-registry';
  *     deadline: 24h          # S22, optional: default no timeout
  *     remind: [1h, 8h]       # optional: thread replies mentioning the requester
  *     onDeadline: expire     # or deny; only with a deadline, default expire
+ *     always:                # G3, optional: what "Always allow" gives (grant-offer.ts)
+ *       scope: { path: { prefix: /srv/notes } }
+ *       ttl: 8h
+ *       uses: 2
  *     quorum: 2              # G1, optional: distinct approvals needed (default 1)
  *     approvers: [U01, { id: U02, name: Bob }]   # optional: who may approve (default anyone)
  *     separateApprover: true # optional: the requester may deny but not approve their call
@@ -122,6 +127,7 @@ const entrySchema = z.strictObject(
         error: 'must map each editable argument to its constraint',
       })
       .optional(),
+    always: grantOfferSchema.optional(),
   },
   { error: 'must be a map with a mode and, optionally, options' },
 );
@@ -264,6 +270,7 @@ function checkAgainstRegistry(
     }
     problems.push(...quorumProblems(name, entry));
     problems.push(...timerProblems(name, entry), ...editableProblems(name, entry));
+    problems.push(...offerProblems(name, entry));
   }
   return problems;
 }
@@ -315,9 +322,15 @@ function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
     const keys: readonly OptionKey[] = entry.options ?? (quorum ? QUORUM_OPTIONS : OPTION_KEYS);
     const timers = timersOf(entry);
     const editable = editableOf(entry);
+    const offered = entry.always === undefined ? undefined : grantOfferOf(entry.always);
+    const always = offered?.ok ? offered.offer : undefined;
     entries.set(name, {
       mode: entry.mode,
-      options: standardOptions(keys),
+      // G3: the "Always allow" button says what it gives.
+      options: standardOptions(keys).map((o) =>
+        o.key === 'approve_always' && always ? { ...o, label: always.label } : o,
+      ),
+      ...(always ? { always } : {}),
       ...(timers ? { timers } : {}),
       ...(quorum ? { quorum } : {}),
       ...(editable ? { editable } : {}),
@@ -329,6 +342,20 @@ function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
     entryFor: (toolName) =>
       entries.get(toolName) ?? (registry.isMcpTool?.(toolName) === true ? refused : undefined),
   };
+}
+
+/** G3: an offer only means something where "Always allow" is offered. */
+function offerProblems(
+  name: string,
+  entry: PolicyFile['tools'][string],
+): { path: PropertyKey[]; problem: string }[] {
+  if (entry.always === undefined) return [];
+  const at = (...path: PropertyKey[]) => ['tools', name, 'always', ...path];
+  if (entry.mode !== 'approval' || (entry.options && !entry.options.includes('approve_always'))) {
+    return [{ path: at(), problem: 'only applies to a tool whose prompt offers approve_always' }];
+  }
+  const offered = grantOfferOf(entry.always);
+  return offered.ok ? [] : offered.problems.map((p) => ({ path: at(p.field), problem: p.problem }));
 }
 
 /** S22: the deadline and reminders only mean something on a prompt, and only in order. */

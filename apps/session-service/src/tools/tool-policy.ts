@@ -1,3 +1,4 @@
+import type { GrantOffer } from './grant-offer';
 import {
   type ArgumentConstraint,
   type Option,
@@ -42,6 +43,8 @@ export interface ToolPolicyEntry {
   readonly options: readonly Option[];
   readonly timers?: PromptTimerPolicy;
   readonly quorum?: QuorumPolicy;
+  /** G3: what its "Always allow" gives; absent, the tool for ever (until revoked). */
+  readonly always?: GrantOffer;
   /**
    * G2: the arguments an approver may edit before approving once, each only inside its
    * constraint. Absent: no "Edit & approve".

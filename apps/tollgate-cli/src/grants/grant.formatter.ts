@@ -24,9 +24,13 @@ export function grantLine(grant: GrantRecord): string {
     `granted=${grant.grantedAt.toISOString()}`,
     field('session', grant.sessionId),
     // X14: "Allow in this chat" covers that session only, and lapses.
-    ...(grant.kind === 'session'
-      ? ['kind=session', ...(grant.expiresAt ? [`expires=${grant.expiresAt.toISOString()}`] : [])]
-      : []),
+    ...(grant.kind === 'session' ? ['kind=session'] : []),
+    // G3: an "Always allow" may cover some arguments only, lapse and run out.
+    ...(grant.scope ? [field('scope', JSON.stringify(grant.scope))] : []),
+    ...(grant.usesLeft === undefined
+      ? []
+      : [`uses=${grant.usesLeft}/${grant.usesGranted ?? grant.usesLeft}`]),
+    ...(grant.expiresAt ? [`expires=${grant.expiresAt.toISOString()}`] : []),
   ].join(' ');
 }
 
@@ -41,6 +45,10 @@ export function grantJson(grant: GrantRecord): string {
     sessionId: grant.sessionId,
     kind: grant.kind,
     ...(grant.expiresAt ? { expiresAt: grant.expiresAt.toISOString() } : {}),
+    ...(grant.scope ? { scope: grant.scope } : {}),
+    ...(grant.usesLeft === undefined
+      ? {}
+      : { usesLeft: grant.usesLeft, usesGranted: grant.usesGranted ?? grant.usesLeft }),
   });
 }
 

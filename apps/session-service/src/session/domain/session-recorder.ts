@@ -15,6 +15,7 @@ import {
   type SessionState,
 } from '@tollgate/session-read-model';
 import { type SubAgentCommand, subAgentResultId } from './sub-agent';
+import type { GrantClaim } from './tool-grants.port';
 
 type EnvelopeKey = 'v' | 'id' | 'sessionId' | 'conversation' | 'occurredAt' | 'seq';
 /** An output before the recorder gives it its envelope (id, seq, conversation, time). */
@@ -78,6 +79,10 @@ export class SessionRecorder {
     ) => Promise<void> = async () => {},
     /** The journal the state was loaded from, for what the model must be shown. */
     private readonly journal: HistorySource = emptyHistory,
+    /** G3: takes one use of a limited grant in the transaction the next checkpoint commits. */
+    private readonly onClaim: (claim: GrantClaim) => Promise<number | undefined> = async () => {
+      throw new Error('this decision cannot take a grant use');
+    },
   ) {
     this.state = initial;
     this.loadedVersion = initial.version;
@@ -93,6 +98,15 @@ export class SessionRecorder {
    */
   async checkpoint(point: CheckpointName): Promise<void> {
     await this.onCheckpoint(this, point);
+  }
+
+  /**
+   * G3: takes one use of a limited grant; the uses left after it, or undefined when none was
+   * left (another replica took the last, or it lapsed or was revoked since it was read). The
+   * use commits with what is recorded next, and is given back if that never commits.
+   */
+  async claimGrantUse(claim: GrantClaim): Promise<number | undefined> {
+    return this.onClaim(claim);
   }
 
   /** After a checkpoint's I/O, what is recorded next carries the time it is decided. */

@@ -517,6 +517,8 @@ describe('session grant ("Allow in this chat")', () => {
     expect(eventTypes(decision)).toEqual([
       'UserMessageReceived',
       'ToolBatchStarted',
+      // G4: the audit trail tells a call its grant covered from one someone answered.
+      'ToolCallGranted',
       'ToolExecutionStarted',
       'ToolCallRecorded',
       'TurnCompleted',

@@ -1,4 +1,7 @@
 import type { Conversation } from '@tollgate/protocol';
+import type { AlwaysGrantInForce } from '@tollgate/session-read-model';
+
+export type { AlwaysGrantInForce };
 
 /**
  * "Always allow" grants, kept beyond any one session (the `tool_grants` table, a projection
@@ -27,6 +30,28 @@ export interface ToolGrants {
     toolName: string,
     now: Date,
   ): Promise<boolean>;
+  /**
+   * G3: the person's "Always allow" for the tool in force at `now` (not revoked, not lapsed,
+   * uses left), read from the database at each decision so a lapse or a last use on any
+   * replica counts at once. Its scope is checked by the caller. Absent, `isAlwaysAllowed`
+   * answers as a blanket grant.
+   */
+  alwaysGrant?(
+    conversation: Conversation,
+    personId: string,
+    toolName: string,
+    now: Date,
+  ): Promise<AlwaysGrantInForce | undefined>;
+}
+
+/** One use of a limited grant, taken in the transaction that journals the call it covers. */
+export interface GrantClaim {
+  readonly platform: string;
+  readonly workspaceId: string;
+  readonly personId: string;
+  readonly toolName: string;
+  readonly grantedAt: string;
+  readonly now: string;
 }
 
 export const noToolGrants: ToolGrants = { isAlwaysAllowed: async () => false };

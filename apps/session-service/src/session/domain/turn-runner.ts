@@ -1,15 +1,20 @@
 import {
   argumentsHashOf,
+  checkArguments,
   type JsonObject,
   LIMITS,
+  parseArgumentScope,
   type Person,
   type Principal,
   type Quorum,
 } from '@tollgate/protocol';
 import type { QuorumPolicy } from '../../tools/tool-policy';
 import { quorumOf } from '@tollgate/session-read-model';
+import { journaledOffer } from '../../tools/grant-offer';
+import type { AlwaysGrantInForce } from './tool-grants.port';
 import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
 import {
+  type GrantUse,
   holdsSessionGrant,
   ownEntry,
   type ProviderMessage,
@@ -114,10 +119,12 @@ async function startBatch(
       recordResult(recorder, call, 'unknown_tool', RESULT_UNKNOWN);
     } else if (entry.mode === 'deny') {
       recordResult(recorder, call, 'refused_by_policy', RESULT_REFUSED);
+    } else if (entry.mode === 'auto') {
+      await execute(recorder, deps, call);
     } else if (
-      entry.mode === 'auto' ||
       // G1: no one person's grant stands in for a quorum or a separate approver.
-      (entry.quorum === undefined && (await isGranted(recorder, deps, call.toolName)))
+      entry.quorum === undefined &&
+      (await coveredByGrant(recorder, deps, call))
     ) {
       await execute(recorder, deps, call);
     } else {
@@ -163,6 +170,9 @@ async function startBatch(
         options: request.options,
         request,
         ...(timers ? { timers } : {}),
+        ...(entry.always && request.options.some((o) => o.key === 'approve_always')
+          ? { grantOffer: journaledOffer(entry.always) }
+          : {}),
       },
       [request],
     );
@@ -234,27 +244,76 @@ function promptText(
  * started the turn holds it, so in a channel that is one conversation for ever (Discord) a
  * grant still covers only its giver's own messages. An automation message has
  * no person behind it, so no one's grant applies: only the policy's `mode: auto` does.
+ * A covered call is journaled as such (ToolCallGranted), with the use it took of a limited
+ * grant (G3).
  */
-async function isGranted(
+async function coveredByGrant(
   recorder: SessionRecorder,
   deps: SessionDeps,
-  toolName: string,
+  call: ToolCall,
 ): Promise<boolean> {
+  const use = await grantUseFor(recorder, deps, call);
+  if (!use) return false;
+  recorder.record({
+    type: 'ToolCallGranted',
+    callId: call.callId,
+    toolName: call.toolName,
+    grant: use,
+  });
+  return true;
+}
+
+async function grantUseFor(
+  recorder: SessionRecorder,
+  deps: SessionDeps,
+  call: ToolCall,
+): Promise<GrantUse | undefined> {
   const state = recorder.current;
   const requester = lastUserMessage(recorder);
-  if (requester.principal !== 'user') return false;
-  if (holdsSessionGrant(state, requester.sender.id, toolName)) {
+  if (requester.principal !== 'user') return undefined;
+  const personId = requester.sender.id;
+  const now = new Date(recorder.clock);
+  if (holdsSessionGrant(state, personId, call.toolName)) {
     const inForce = await deps.grants.isSessionGrantInForce?.(
       state.sessionId,
-      requester.sender.id,
-      toolName,
-      new Date(recorder.clock),
+      personId,
+      call.toolName,
+      now,
     );
-    if (inForce ?? true) return true;
+    if (inForce ?? true) return { kind: 'session', personId };
   }
-  return state.conversation
-    ? deps.grants.isAlwaysAllowed(state.conversation, requester.sender.id, toolName)
-    : false;
+  const conversation = state.conversation;
+  if (!conversation) return undefined;
+  if (!deps.grants.alwaysGrant) {
+    const allowed = await deps.grants.isAlwaysAllowed(conversation, personId, call.toolName);
+    return allowed ? { kind: 'always', personId } : undefined;
+  }
+  const grant = await deps.grants.alwaysGrant(conversation, personId, call.toolName, now);
+  if (!grant || !withinScope(grant.scope, call)) return undefined;
+  const use: GrantUse = {
+    kind: 'always',
+    personId,
+    grantedAt: grant.grantedAt,
+    ...(grant.expiresAt === undefined ? {} : { expiresAt: grant.expiresAt }),
+    ...(grant.scope === undefined ? {} : { scope: grant.scope }),
+  };
+  if (grant.usesLeft === undefined) return use;
+  const usesLeft = await recorder.claimGrantUse({
+    platform: conversation.platform,
+    workspaceId: conversation.workspaceId,
+    personId,
+    toolName: call.toolName,
+    grantedAt: grant.grantedAt,
+    now: recorder.clock,
+  });
+  return usesLeft === undefined ? undefined : { ...use, usesLeft };
+}
+
+/** A scope the stored grant holds but this version cannot read covers nothing (fails closed). */
+function withinScope(scope: AlwaysGrantInForce['scope'], call: ToolCall): boolean {
+  if (scope === undefined) return true;
+  const parsed = parseArgumentScope(scope);
+  return parsed.ok && checkArguments(parsed.scope, parseArguments(call.arguments)).ok;
 }
 
 /**

@@ -25,7 +25,7 @@ import {
 } from '@tollgate/session-read-model';
 import { type RecordedEvent, SessionRecorder } from '../session-recorder';
 import { decideJoin, decideRecovery, decideResponse, decideUserMessage } from '../session.decider';
-import { noToolGrants } from '../tool-grants.port';
+import { type GrantClaim, noToolGrants } from '../tool-grants.port';
 
 export { sessionId };
 
@@ -66,7 +66,11 @@ export class SessionGiven {
   readonly published: Output[] = [];
   private decisions = 0;
 
-  constructor(readonly deps: SessionDeps = defaultDeps()) {}
+  constructor(
+    readonly deps: SessionDeps = defaultDeps(),
+    /** G3: takes a limited grant's use, as the store does in the decision's transaction. */
+    private readonly onClaim?: (claim: GrantClaim) => Promise<number | undefined>,
+  ) {}
 
   get state(): SessionState {
     return replay(sessionId, this.journal);
@@ -128,6 +132,7 @@ export class SessionGiven {
       undefined,
       async (through) =>
         journal.filter((e) => e.seq <= through && HISTORY_EVENT_TYPES.includes(e.event.type)),
+      this.onClaim,
     );
     await decision(recorder);
     const outputs = recorder.recorded.flatMap((r) => r.outputs);
