@@ -13,7 +13,6 @@ const EVENT_TYPES = {
   ToolApprovalResolved: true,
   ToolApprovalCounted: true,
   ToolApprovalRefused: true,
-  ToolApprovalCounted: true,
   ToolCallGranted: true,
   ToolExecutionStarted: true,
   ToolCallRecorded: true,
