@@ -168,4 +168,28 @@ describe('D4 — a shared bucket is not held by a call waiting on its own', () =
     await jest.advanceTimersByTimeAsync(1_200);
     expect(busyStarted).toBe(true);
   });
+
+  it('P5 a window shorter than a timer tick (a bench’s divisor) runs a tick ahead, not two calls a tick', async () => {
+    const pacer = new RateLimitPacer({ windowDivisor: 1_000_000 });
+    let started = 0;
+    const calls = Array.from({ length: 500 }, () =>
+      pacer.take([tier3], 'urgent').then(() => (started += 1)),
+    );
+    await jest.advanceTimersByTimeAsync(0);
+    // The bucket's whole window is 0.06 ms: every call starts within the first tick or two.
+    await jest.advanceTimersByTimeAsync(2);
+    expect(started).toBe(500);
+    await Promise.all(calls);
+    // A window a timer can pace keeps its burst: Slack's chat.update at the tests' divisor.
+    const paced = new RateLimitPacer({ windowDivisor: 1_000 });
+    let released = 0;
+    const early = Array.from({ length: 10 }, () =>
+      paced.take([tier3], 'urgent').then(() => (released += 1)),
+    );
+    await jest.advanceTimersByTimeAsync(0);
+    expect(released).toBeLessThanOrEqual(2);
+    await jest.advanceTimersByTimeAsync(60);
+    await Promise.all(early);
+    expect(released).toBe(10);
+  });
 });

@@ -43,6 +43,14 @@ const REFRESH_ADMIT_MS = 250;
  */
 const DEFAULT_BLOCK_MS = 1_000;
 const MAX_BLOCK_MS = 15 * 60_000;
+/**
+ * The finest wait a timer makes. A window shorter than this (only a large
+ * TOLLGATE_RATE_WINDOW_DIVISOR makes one, in benches) cannot be paced call by call: spaced at
+ * its interval, each timer tick released only the burst (Slack's one chat.update bucket: two
+ * calls a tick, 14–23 edits/s on a loaded machine), so the bench measured its timers, not
+ * the binding. Such a bucket may run a tick ahead of its schedule.
+ */
+const TIMER_TICK_MS = 1;
 
 interface BucketState {
   /** Spacing between calls. */
@@ -307,10 +315,11 @@ export class RateLimitPacer {
       const windowMs = spec.windowMs / this.divisor;
       const paced = Math.max(1, spec.limit * this.headroom);
       const intervalMs = windowMs / paced;
+      const burstMs = intervalMs * Math.max(0, Math.floor(spec.limit * this.burst) - 1);
       b = {
         intervalMs,
         refreshIntervalMs: intervalMs / (1 - this.reserve),
-        burstMs: intervalMs * Math.max(0, Math.floor(spec.limit * this.burst) - 1),
+        burstMs: windowMs < TIMER_TICK_MS ? Math.max(burstMs, TIMER_TICK_MS) : burstMs,
         dueAt: 0,
         refreshDueAt: 0,
         blockedUntil: 0,
