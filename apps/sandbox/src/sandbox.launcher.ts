@@ -13,7 +13,7 @@ import { DiscordSandboxPlatform } from './platforms/discord.sandbox-platform';
 import { MattermostSandboxPlatform } from './platforms/mattermost.sandbox-platform';
 import { RealSandboxPlatform } from './platforms/real.sandbox-platform';
 import { SlackSandboxPlatform } from './platforms/slack.sandbox-platform';
-import type { SandboxPlatform } from './platforms/sandbox-platform.port';
+import type { AgentRoute, SandboxPlatform } from './platforms/sandbox-platform.port';
 import { REAL_BINDING_PORTS, type SandboxConfig } from './sandbox.config';
 import { prepareWorkspace, workspaceFiles } from './workspace/sandbox-workspace';
 import {
@@ -128,14 +128,20 @@ export class SandboxLauncher {
 
     const specs = await this.serviceSpecs(databaseUrl);
     const agent = await this.agentClients(specs);
-    this.supervisor = new ServiceSupervisor(config.root, logDir, config.drainMs, specs);
+    this.supervisor = new ServiceSupervisor(
+      config.root,
+      logDir,
+      config.drainMs,
+      specs,
+      this.progress,
+    );
     this.progress(
       `starting session-service, the three bindings and approval-api (logs in ${shown(logDir)})`,
     );
     this.supervisor.startAll();
-    const ports = new Map(specs.map((s) => [s.name, s.port]));
+    // Asked each time: a service whose port was taken at start moves to another.
     const bindingUrl = (platform: Platform) =>
-      `http://127.0.0.1:${ports.get(`${platform}-binding` as ServiceName)}`;
+      this.supervisor!.url(`${platform}-binding` as ServiceName);
     this.page = new SandboxPageServer({
       platforms: this.platforms,
       supervisor: this.supervisor,
@@ -206,34 +212,41 @@ export class SandboxLauncher {
       DATABASE_SCHEMA: `${config.prefix}_${name.replace(/-/g, '_')}`,
       TOLLGATE_SUBJECT_PREFIX: config.prefix,
     });
+    // A port picked free may be taken before the service binds it: `onPort` moves it.
+    const onFreePort = async (
+      name: ServiceName,
+      envFor: (port: number) => Record<string, string>,
+    ): Promise<ServiceSpec> => {
+      const port = await freePort();
+      return { name, port, env: envFor(port), onPort: envFor };
+    };
+    const workspace = await prepareWorkspace(config.root, config.dataDir, config.workspaceDir);
     const specs: ServiceSpec[] = [
-      {
-        name: 'session-service',
-        port: await freePort(),
-        env: {
-          ...common('session-service'),
-          ...(await prepareWorkspace(config.root, config.dataDir, config.workspaceDir)),
-          ...config.sessionServiceEnv,
-        },
-      },
+      await onFreePort('session-service', () => ({
+        ...common('session-service'),
+        ...workspace,
+        ...config.sessionServiceEnv,
+      })),
     ];
     for (const platform of PLATFORMS) {
       const name = `${platform}-binding` as ServiceName;
-      const real = config.realPlatforms[platform] !== undefined;
-      const port = real ? REAL_BINDING_PORTS[platform] : await freePort();
       const panel = this.platforms.get(platform)!;
-      specs.push({
-        name,
-        port,
-        env: { ...common(name), ...panel.bindingEnv(`http://127.0.0.1:${port}`) },
+      const envFor = (port: number) => ({
+        ...common(name),
+        ...panel.bindingEnv(`http://127.0.0.1:${port}`),
       });
+      // A real platform's webhook points at a fixed port: it stays there.
+      const real = config.realPlatforms[platform] !== undefined;
+      const port = REAL_BINDING_PORTS[platform];
+      specs.push(real ? { name, port, env: envFor(port) } : await onFreePort(name, envFor));
     }
-    specs.push({
-      name: 'approval-api',
-      port: await freePort(),
-      // A hook is held until answered; shorter than fetch's own 300 s wait for headers.
-      env: { TOLLGATE_HOOK_HOLD_S: '240', ...common('approval-api') },
-    });
+    // A hook is held until answered; shorter than fetch's own 300 s wait for headers.
+    specs.push(
+      await onFreePort('approval-api', () => ({
+        TOLLGATE_HOOK_HOLD_S: '240',
+        ...common('approval-api'),
+      })),
+    );
     return specs;
   }
 
@@ -247,18 +260,19 @@ export class SandboxLauncher {
       DATABASE_URL: env.DATABASE_URL ?? '',
       DATABASE_SCHEMA: env.DATABASE_SCHEMA ?? '',
     });
+    const routes = new Map<Platform, AgentRoute>();
     for (const [platform, panel] of this.platforms) {
       const route = panel.agentRoute();
-      if (route === undefined) continue;
-      await agent.createClient(platform, route).then(
-        () =>
-          this.progress(
-            `${platform}: an agent client of approval-api for the panel's "agent" button`,
-          ),
-        (error: unknown) =>
-          this.progress(
-            `${platform}: no agent client (${(error as Error).message.split('\n')[0]})`,
-          ),
+      if (route !== undefined) routes.set(platform, route);
+    }
+    for (const [platform, how] of await agent.provideClients(routes)) {
+      this.progress(
+        how instanceof Error
+          ? `${platform}: no agent client (${how.message.split('\n')[0]})`
+          : how === 'kept'
+            ? `${platform}: the agent client of approval-api for the panel's "agent" button, ` +
+              'kept from the last start under a new key (the old one no longer works)'
+            : `${platform}: an agent client of approval-api for the panel's "agent" button`,
       );
     }
     return agent;

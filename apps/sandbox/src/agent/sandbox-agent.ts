@@ -13,9 +13,20 @@ export interface AgentAnswer {
   readonly body: unknown;
 }
 
+/** What `clients list --json` says of a client that matters here. */
+interface ListedClient {
+  readonly id: string;
+  readonly name: string;
+  readonly platform: string;
+  readonly workspace: string;
+  readonly conversations: readonly { readonly channel: string; readonly thread: string }[];
+  readonly approvers: readonly string[];
+  readonly revokedAt: string | null;
+}
+
 /**
- * The outside agent of the sandbox page: one approval-api client per stand-in panel, made with
- * the operator's CLI at start (a fresh key each run, kept only in memory), and a Claude Code
+ * The outside agent of the sandbox page: one approval-api client per stand-in panel, kept
+ * across starts (a fresh key each run, kept only in memory), and a Claude Code
  * `PermissionRequest` hook body, as Claude Code's `http` hook posts it, sent on request.
  */
 export class SandboxAgent {
@@ -26,28 +37,83 @@ export class SandboxAgent {
     private readonly env: Record<string, string>,
   ) {}
 
-  /** `clients create … --json` for the panel's conversation, with Alice and Bob as approvers. */
-  async createClient(platform: Platform, route: AgentRoute): Promise<void> {
-    const cli = join(this.root, 'dist', 'apps', 'tollgate-cli', 'main.js');
-    const approvers = Object.values(PEOPLE).flatMap((p) => ['--approver', p.ids[platform]]);
-    const { stdout } = await run(
-      process.execPath,
-      [
-        cli,
-        'clients',
-        'create',
-        `sandbox agent (${platform})`,
-        '--platform',
+  /**
+   * Each panel's client with Alice and Bob as approvers: the one an earlier start made, under
+   * a new key (`clients rotate`, so its old key stops working), or a new one (`clients
+   * create`). Any other active client of a panel's name is revoked, so keys do not pile up
+   * start after start. One `clients list` for all panels: each CLI run is a process start.
+   * Says per panel what it did, or why it could not.
+   */
+  async provideClients(
+    routes: ReadonlyMap<Platform, AgentRoute>,
+  ): Promise<Map<Platform, 'kept' | 'created' | Error>> {
+    const done = new Map<Platform, 'kept' | 'created' | Error>();
+    let listed: ListedClient[];
+    try {
+      listed = (await this.cli(['clients', 'list', '--json']))
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as ListedClient)
+        .filter((c) => c.revokedAt === null);
+    } catch (error) {
+      for (const platform of routes.keys()) done.set(platform, error as Error);
+      return done;
+    }
+    for (const [platform, route] of routes) {
+      done.set(
         platform,
-        `--workspace=${route.workspaceId}`,
-        '--channel',
-        route.channelId,
-        ...approvers,
-        '--json',
-      ],
-      { cwd: this.root, env: { PATH: process.env.PATH ?? '', ...this.env } },
+        await this.provideClient(
+          platform,
+          route,
+          listed.filter((c) => c.name === clientName(platform)),
+        ).catch((error: unknown) => error as Error),
+      );
+    }
+    return done;
+  }
+
+  private async provideClient(
+    platform: Platform,
+    route: AgentRoute,
+    active: readonly ListedClient[],
+  ): Promise<'kept' | 'created'> {
+    const approvers = Object.values(PEOPLE).map((p) => p.ids[platform]);
+    const kept = active.find(
+      (c) =>
+        c.platform === platform &&
+        c.workspace === route.workspaceId &&
+        c.conversations.some((r) => r.channel === route.channelId && r.thread === '') &&
+        approvers.every((a) => c.approvers.includes(a)),
     );
+    for (const stale of active) {
+      if (stale !== kept) await this.cli(['clients', 'revoke', stale.id]);
+    }
+    const stdout =
+      kept === undefined
+        ? await this.cli([
+            'clients',
+            'create',
+            clientName(platform),
+            '--platform',
+            platform,
+            `--workspace=${route.workspaceId}`,
+            '--channel',
+            route.channelId,
+            ...approvers.flatMap((a) => ['--approver', a]),
+            '--json',
+          ])
+        : await this.cli(['clients', 'rotate', kept.id, '--json']);
     this.keys.set(platform, (JSON.parse(stdout) as { key: string }).key);
+    return kept === undefined ? 'created' : 'kept';
+  }
+
+  private async cli(args: readonly string[]): Promise<string> {
+    const cli = join(this.root, 'dist', 'apps', 'tollgate-cli', 'main.js');
+    const { stdout } = await run(process.execPath, [cli, ...args], {
+      cwd: this.root,
+      env: { PATH: process.env.PATH ?? '', ...this.env },
+    });
+    return stdout;
   }
 
   has(platform: Platform): boolean {
@@ -73,6 +139,10 @@ export class SandboxAgent {
     }
     return { status: response.status, body };
   }
+}
+
+export function clientName(platform: Platform): string {
+  return `sandbox agent (${platform})`;
 }
 
 /** A `PermissionRequest` hook input shaped as Claude Code's hooks reference shows it. */

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort } from '../infrastructure/local-ports';
 
 export const SERVICE_NAMES = [
   'session-service',
@@ -28,20 +29,31 @@ export interface ServiceSpec {
   readonly name: ServiceName;
   readonly port: number;
   readonly env: Record<string, string>;
+  /**
+   * The environment for another port, when the one picked free was taken before the service
+   * bound it (another process may take a port between the pick and the bind); absent for a
+   * fixed port, such as the one a real platform's webhook points at.
+   */
+  readonly onPort?: (port: number) => Record<string, string>;
 }
 
 /** Grace beyond a service's drain deadline before it is killed (its own forced exit is 3 s). */
 const STOP_GRACE_MS = 4_000;
 const HEALTH_EVERY_MS = 500;
+/** How often a service whose port was taken at start is moved to another before it counts as exited. */
+const PORT_RETRIES = 5;
 
 class SupervisedService {
   child?: ChildProcess;
   exited?: Promise<void>;
   state: ServiceState = 'stopped';
   starts = 0;
+  portRetries = 0;
   lastExit: string | undefined;
+  /** Where this start's output begins in the service's log. */
+  logOffset = 0;
 
-  constructor(readonly spec: ServiceSpec) {}
+  constructor(public spec: ServiceSpec) {}
 }
 
 /**
@@ -53,12 +65,14 @@ export class ServiceSupervisor {
   private readonly services = new Map<ServiceName, SupervisedService>();
   private readonly healthTimer: NodeJS.Timeout;
   private version = 0;
+  private closing = false;
 
   constructor(
     private readonly root: string,
     private readonly logDir: string,
     private readonly drainMs: number,
     specs: readonly ServiceSpec[],
+    private readonly note: (line: string) => void = () => undefined,
   ) {
     for (const spec of specs) this.services.set(spec.name, new SupervisedService(spec));
     this.healthTimer = setInterval(() => void this.checkHealth(), HEALTH_EVERY_MS);
@@ -122,6 +136,7 @@ export class ServiceSupervisor {
    * how each one that was running ended (`exit 0` is a drain).
    */
   async stopAll(): Promise<string[]> {
+    this.closing = true;
     clearInterval(this.healthTimer);
     const running = [...this.services.values()].filter(
       (s) => s.child && s.child.exitCode === null && s.child.signalCode === null,
@@ -139,7 +154,9 @@ export class ServiceSupervisor {
   private start(service: SupervisedService): void {
     const entry = join(this.root, 'dist', 'apps', service.spec.name, 'main.js');
     if (!existsSync(entry)) throw new Error(`${entry} is missing: run npm run build`);
-    const log = openSync(join(this.logDir, `${service.spec.name}.log`), 'a');
+    const logFile = this.logOf(service);
+    const log = openSync(logFile, 'a');
+    service.logOffset = statSync(logFile).size;
     let child: ChildProcess;
     try {
       // Its own process group, like NATS and PostgreSQL: a Ctrl-C at the terminal reaches only
@@ -159,6 +176,10 @@ export class ServiceSupervisor {
     service.exited = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
         service.lastExit = signal ?? `exit ${code}`;
+        if (service.child === child && service.state === 'starting' && this.portTaken(service)) {
+          void this.moveToAnotherPort(service).finally(resolve);
+          return;
+        }
         if (service.child === child && service.state !== 'stopping') {
           this.setState(service, signal === 'SIGKILL' ? 'killed' : 'exited');
         }
@@ -166,6 +187,33 @@ export class ServiceSupervisor {
       }),
     );
     this.setState(service, 'starting');
+  }
+
+  private logOf(service: SupervisedService): string {
+    return join(this.logDir, `${service.spec.name}.log`);
+  }
+
+  /** Whether this start ended because its port was in use (the log says EADDRINUSE). */
+  private portTaken(service: SupervisedService): boolean {
+    const { onPort } = service.spec;
+    if (onPort === undefined || service.portRetries >= PORT_RETRIES) return false;
+    const output = readFileSync(this.logOf(service)).subarray(service.logOffset).toString();
+    return output.includes('EADDRINUSE');
+  }
+
+  private async moveToAnotherPort(service: SupervisedService): Promise<void> {
+    const { spec } = service;
+    service.portRetries += 1;
+    try {
+      const port = await freePort();
+      service.spec = { ...spec, port, env: spec.onPort!(port) };
+      this.note(`${spec.name}: port ${spec.port} was taken before it bound it; moved to ${port}`);
+      // Still starting unless a kill or the sandbox's stop came in meanwhile.
+      if (service.state === 'starting' && !this.closing) this.start(service);
+    } catch (error) {
+      this.note(`${spec.name}: no other port (${String(error)})`);
+      this.setState(service, 'exited');
+    }
   }
 
   private async stopOne(service: SupervisedService, signal: NodeJS.Signals): Promise<void> {
