@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FaultQueue, type FaultScope } from './fault-queue';
 import { LocalHttpServer } from './local-http-server';
+import { checkDiscordModal, type FakeDiscordModal } from './discord-modals.fake';
 
 /**
  * A local Discord REST API (v10) that the official `@discordjs/rest` client talks to through
@@ -172,6 +173,7 @@ export class DiscordApiFake {
   private followups: Array<{ token: string; content: string; flags: number; at: Date }> = [];
   private interactions = new Map<string, DiscordInteractionIssue>();
   private dmChannels = new Map<string, string>();
+  private modalLog: FakeDiscordModal[] = [];
   /** Registered commands by scope: '' for global, else the guild id. */
   private commandSets = new Map<string, FakeApplicationCommand[]>();
   private readonly faults = new FaultQueue<DiscordMethod, DiscordFault>();
@@ -232,6 +234,7 @@ export class DiscordApiFake {
     this.originals = new Map();
     this.followups = [];
     this.interactions = new Map();
+    this.modalLog = [];
     this.dmChannels = new Map();
     this.commandSets = new Map();
     this.faults.clear();
@@ -341,6 +344,33 @@ export class DiscordApiFake {
       ...(channelId === undefined ? {} : { channelId }),
       at: new Date(),
     });
+  }
+
+  /**
+   * G2: the first response to an interaction was a modal (type 9): Discord shows it to that
+   * user, or refuses it ("This interaction failed") when malformed, which this throws.
+   */
+  showModal(
+    userId: string,
+    channelId: string,
+    data: unknown,
+    messageId?: string,
+  ): FakeDiscordModal {
+    const checked = checkDiscordModal(data);
+    if (typeof checked === 'string') throw new Error(`Discord refuses the modal: ${checked}`);
+    const modal: FakeDiscordModal = {
+      ...checked,
+      userId,
+      channelId,
+      ...(messageId === undefined ? {} : { messageId }),
+    };
+    this.modalLog.push(modal);
+    return structuredClone(modal);
+  }
+
+  /** Every modal shown so far, oldest first. */
+  get modals(): FakeDiscordModal[] {
+    return structuredClone(this.modalLog);
   }
 
   /** What an interaction's `@original` response says now (e.g. the /ask acknowledgement). */

@@ -13,6 +13,7 @@ export * from './slack-views.fake';
 
 export * from './discord-api.fake';
 export * from './discord-signing';
+export * from './discord-modals.fake';
 
 export * from './mattermost-api.fake';
 export * from './mattermost-inbound.payloads';

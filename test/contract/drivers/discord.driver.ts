@@ -11,6 +11,8 @@ import {
   type DiscordFault,
   type DiscordMethod,
   type FakeDiscordMessage,
+  type FakeDiscordModal,
+  modalSubmitInteraction,
 } from '@tollgate/platform-standins';
 import {
   askCommandInteraction,
@@ -26,6 +28,7 @@ import type {
   CallScope,
   ChatButton,
   ChatMessageView,
+  EditFormView,
   PlatformCall,
   PlatformDriver,
   PlatformFault,
@@ -182,6 +185,59 @@ export class DiscordDriver implements PlatformDriver {
       }),
     );
     return this.send(bindingUrl, body, signing);
+  }
+
+  async openEditForm(
+    bindingUrl: string,
+    message: ChatMessageView,
+    button: ChatButton,
+    clicker: Person,
+  ): Promise<{ response: Response; form?: EditFormView }> {
+    const response = await this.click(bindingUrl, message, button, clicker);
+    const reply = (await response
+      .clone()
+      .json()
+      .catch(() => undefined)) as { type?: number; data?: unknown } | undefined;
+    if (reply?.type !== 9) return { response };
+    const modal = this.fake.showModal(clicker.id, message.channelId, reply.data, message.messageId);
+    return {
+      response,
+      form: {
+        fields: modal.inputs.map((input) => ({
+          label: input.label,
+          value: input.value ?? '',
+          ...(input.placeholder === undefined ? {} : { hint: input.placeholder }),
+        })),
+        raw: modal,
+      },
+    };
+  }
+
+  async submitEditForm(
+    bindingUrl: string,
+    form: EditFormView,
+    clicker: Person,
+    values: Readonly<Record<string, string>>,
+  ): Promise<Response> {
+    const modal = form.raw as FakeDiscordModal;
+    const token = interactionToken();
+    this.fake.issueInteraction({ token, userId: clicker.id, channelId: modal.channelId });
+    const byInput = Object.fromEntries(
+      modal.inputs.flatMap((input) =>
+        Object.hasOwn(values, input.label) ? [[input.customId, values[input.label]]] : [],
+      ),
+    );
+    const body = JSON.stringify(
+      modalSubmitInteraction({
+        applicationId: this.fake.applicationId,
+        guildId: this.fake.guildId,
+        modal,
+        user: user(clicker),
+        values: byInput,
+        token,
+      }),
+    );
+    return this.send(bindingUrl, body, 'valid');
   }
 
   /** The custom id `tg:<optionKey>:<promptRef>` names both. */

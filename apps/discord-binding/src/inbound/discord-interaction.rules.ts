@@ -1,6 +1,7 @@
-import type { Click, IncomingMessage } from '@tollgate/binding-core';
+import { type Click, EDIT_ACTION, type IncomingMessage } from '@tollgate/binding-core';
 import type { Person } from '@tollgate/protocol';
 import { parseCustomId } from '../rendering/discord-prompt.renderer';
+import { EDIT_INPUT_PREFIX, promptRefOfModal } from '../rendering/discord-edit-modal.renderer';
 
 /** The fields of an interaction the binding reads (Discord sends many more). */
 export interface DiscordInteraction {
@@ -17,6 +18,10 @@ export interface DiscordInteraction {
     name?: string;
     custom_id?: string;
     options?: Array<{ name?: string; type?: number; value?: unknown }>;
+    components?: Array<{
+      components?: Array<{ custom_id?: string; value?: string }>;
+      component?: { custom_id?: string; value?: string };
+    }>;
   };
   message?: { id?: string; channel_id?: string };
 }
@@ -27,7 +32,7 @@ interface DiscordUser {
   global_name?: string | null;
 }
 
-export const InteractionType = { ping: 1, command: 2, component: 3 } as const;
+export const InteractionType = { ping: 1, command: 2, component: 3, modalSubmit: 5 } as const;
 
 export type InteractionVerdict =
   | { readonly kind: 'ping' }
@@ -42,6 +47,21 @@ export type InteractionVerdict =
       readonly channelId: string;
       readonly guildId: string;
       readonly click: Click;
+    }
+  /** G2: "Edit & approve": the first response opens the modal. */
+  | {
+      readonly kind: 'edit';
+      readonly promptRef: string;
+      readonly token: string;
+      readonly channelId: string;
+    }
+  /** G2: the modal submitted; `texts` by input index, the click waiting only for the names. */
+  | {
+      readonly kind: 'edit_submit';
+      readonly token: string;
+      readonly channelId: string;
+      readonly click: Click;
+      readonly texts: ReadonlyMap<number, string>;
     }
   | { readonly kind: 'ignore'; readonly reason: string };
 
@@ -79,6 +99,9 @@ export function classifyDiscordInteraction(interaction: DiscordInteraction): Int
   if (interaction.type === InteractionType.component) {
     const parsed = parseCustomId(interaction.data?.custom_id ?? '');
     if (!parsed) return { kind: 'ignore', reason: 'not_a_tollgate_button' };
+    if (parsed.optionKey === EDIT_ACTION) {
+      return { kind: 'edit', promptRef: parsed.promptRef, token: interaction.token, channelId };
+    }
     return {
       kind: 'click',
       token: interaction.token,
@@ -100,7 +123,48 @@ export function classifyDiscordInteraction(interaction: DiscordInteraction): Int
       },
     };
   }
+  if (interaction.type === InteractionType.modalSubmit) {
+    const promptRef = promptRefOfModal(interaction.data?.custom_id ?? '');
+    if (!promptRef) return { kind: 'ignore', reason: 'not_a_tollgate_modal' };
+    return {
+      kind: 'edit_submit',
+      token: interaction.token,
+      channelId,
+      texts: modalTexts(interaction.data?.components ?? []),
+      click: {
+        promptRef,
+        optionKey: 'approve_once',
+        clicker: sender,
+        commandId: interaction.id,
+        ...(interaction.message?.id
+          ? {
+              messageRef: {
+                channelId: interaction.message.channel_id ?? channelId,
+                messageId: interaction.message.id,
+              },
+            }
+          : {}),
+      },
+    };
+  }
   return { kind: 'ignore', reason: `interaction_type_${String(interaction.type)}` };
+}
+
+/** Each Tollgate input's text by its index (`tga:<n>`); anything else is not ours. */
+function modalTexts(
+  rows: NonNullable<NonNullable<DiscordInteraction['data']>['components']>,
+): Map<number, string> {
+  const texts = new Map<number, string>();
+  for (const row of rows) {
+    for (const input of [...(row.components ?? []), ...(row.component ? [row.component] : [])]) {
+      const id = input.custom_id ?? '';
+      const index = id.startsWith(EDIT_INPUT_PREFIX)
+        ? Number(id.slice(EDIT_INPUT_PREFIX.length))
+        : NaN;
+      if (Number.isInteger(index) && index >= 0 && index < 5) texts.set(index, input.value ?? '');
+    }
+  }
+  return texts;
 }
 
 function person(id: string, user: DiscordUser, nick?: string | null): Person {

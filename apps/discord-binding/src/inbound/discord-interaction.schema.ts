@@ -31,6 +31,15 @@ export const discordInteractionSchema = z.object({
       options: optional(
         z.array(z.object({ name: text, type: optional(z.int()), value: z.unknown().optional() })),
       ),
+      /** G2: a modal submission's inputs, in action rows (or, newer, in labels). */
+      components: optional(
+        z.array(
+          z.object({
+            components: optional(z.array(z.object({ custom_id: text, value: text }))),
+            component: optional(z.object({ custom_id: text, value: text })),
+          }),
+        ),
+      ),
     }),
   ),
   message: optional(z.object({ id, channel_id: id })),

@@ -10,6 +10,7 @@ import {
 import {
   ForwardClick,
   ForwardMessage,
+  OpenEditForm,
   PLATFORM_ADAPTER,
   type PlatformAdapter,
   readInbound,
@@ -21,6 +22,7 @@ import { DISCORD_ENDPOINTS } from './discord-endpoints';
 import { classifyDiscordInteraction, InteractionType } from './discord-interaction.rules';
 import { discordInteractionSchema } from './discord-interaction.schema';
 import { DiscordSignatureGuard } from './discord-signature.guard';
+import { MODAL_RESPONSE, renderDiscordEditModal } from '../rendering/discord-edit-modal.renderer';
 
 /** Interaction callback types (InteractionResponseType). */
 const PONG = 1;
@@ -37,6 +39,8 @@ const ASK_REFUSED = 'Tollgate cannot take this message';
 const ASK_HELD = 'Not sent to the agent.';
 const EXPIRED_NOTICE = 'This request is no longer valid; nothing was run.';
 const CLICK_FAILED = 'Tollgate could not take this answer right now; please click again.';
+const NOT_EDITABLE_NOTICE = 'This request cannot be edited.';
+const EDIT_FAILED = 'Tollgate could not take this edit right now; please edit again.';
 
 type InteractionReply = { type: number; data?: unknown };
 
@@ -62,6 +66,7 @@ export class DiscordInteractionsController {
     @Inject(PLATFORM_ADAPTER) adapter: PlatformAdapter,
     private readonly refusals: InboundRefusals,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    private readonly openEditForm: OpenEditForm,
   ) {
     this.adapter = adapter as DiscordPlatformAdapter;
   }
@@ -85,6 +90,10 @@ export class DiscordInteractionsController {
         return this.ask(verdict.token, verdict.message);
       case 'click':
         return this.click(verdict);
+      case 'edit':
+        return this.edit(verdict.promptRef);
+      case 'edit_submit':
+        return this.submitEdit(verdict);
       case 'ignore':
         this.logger.debug({ reason: verdict.reason }, 'ignored a Discord interaction');
         // Every interaction gets an answer: a click on someone else's button is just
@@ -132,8 +141,41 @@ export class DiscordInteractionsController {
     };
   }
 
+  /**
+   * G2: the modal is the click's first (and only) response, from the binding's journal alone:
+   * it opens while the session service is stopped.
+   */
+  private async edit(promptRef: string): Promise<InteractionReply> {
+    const opened = await this.openEditForm.execute(promptRef);
+    if (opened.kind === 'form') {
+      return { type: MODAL_RESPONSE, data: renderDiscordEditModal(opened.form) };
+    }
+    return ephemeral(opened.kind === 'not_editable' ? NOT_EDITABLE_NOTICE : EXPIRED_NOTICE);
+  }
+
+  /**
+   * G2: the modal's submission, an approve_once with the texts typed, answered like a click:
+   * only once JetStream stored it. The inputs carry their index; the names come from the
+   * journal's prompt, so a prompt answered meanwhile is told expired.
+   */
+  private async submitEdit(
+    verdict: Extract<ReturnType<typeof classifyDiscordInteraction>, { kind: 'edit_submit' }>,
+  ): Promise<InteractionReply> {
+    const opened = await this.openEditForm.execute(verdict.click.promptRef);
+    if (opened.kind !== 'form') return ephemeral(EXPIRED_NOTICE);
+    const edits = opened.form.fields.map((field, index) => ({
+      name: field.name,
+      text: verdict.texts.get(index) ?? field.value,
+    }));
+    return this.click({ ...verdict, click: { ...verdict.click, edits } }, EDIT_FAILED);
+  }
+
   private async click(
-    verdict: Extract<ReturnType<typeof classifyDiscordInteraction>, { kind: 'click' }>,
+    verdict: Pick<
+      Extract<ReturnType<typeof classifyDiscordInteraction>, { kind: 'click' }>,
+      'click' | 'token' | 'channelId'
+    >,
+    failed = CLICK_FAILED,
   ): Promise<InteractionReply> {
     const { click, token, channelId } = verdict;
     // Kept first: the session's answer (a refusal notice) may come back at once. Without it a
@@ -164,7 +206,7 @@ export class DiscordInteractionsController {
         { err: error },
         'could not publish a Discord click; told the clicker to click again',
       );
-      return ephemeral(CLICK_FAILED);
+      return ephemeral(failed);
     }
   }
 }

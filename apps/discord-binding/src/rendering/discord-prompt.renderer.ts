@@ -1,5 +1,7 @@
 import {
   breakMarkdownLinks,
+  EDIT_ACTION,
+  EDIT_BUTTON_LABEL,
   breakMentions,
   fitPromptText,
   type PromptView,
@@ -65,13 +67,27 @@ export function renderDiscordPrompt(view: PromptView, promptRef: string): Discor
   const live = view.kind === 'pending' || view.kind === 'refreshed';
   return {
     content: truncate(content, CONTENT_LIMIT),
-    components: live ? rows(request.options, promptRef) : [],
+    components: live ? rows(request.options, promptRef, request.editable !== undefined) : [],
     allowed_mentions: { parse: [] },
   };
 }
 
-function rows(options: readonly Option[], promptRef: string): DiscordActionRow[] {
+function rows(
+  options: readonly Option[],
+  promptRef: string,
+  editable: boolean,
+): DiscordActionRow[] {
   const buttons = options.map((option) => button(option, promptRef));
+  if (editable) {
+    // G2: "Edit & approve" opens the modal; it sits after "Approve once", which it refines.
+    const at = options.findIndex((o) => o.key === 'approve_once') + 1;
+    buttons.splice(at, 0, {
+      type: 2,
+      style: ButtonStyle.secondary,
+      label: EDIT_BUTTON_LABEL,
+      custom_id: `${CUSTOM_ID_PREFIX}${EDIT_ACTION}:${promptRef}`,
+    });
+  }
   const result: DiscordActionRow[] = [];
   for (let i = 0; i < buttons.length; i += BUTTONS_PER_ROW) {
     result.push({ type: 1, components: buttons.slice(i, i + BUTTONS_PER_ROW) });
