@@ -122,6 +122,8 @@ export type SessionEvent =
   | {
       readonly type: 'ToolApprovalResolved';
       readonly commandId: string;
+      /** G4: a button or a typed answer (absent in journals written before it was kept). */
+      readonly via?: 'click' | 'text';
       readonly callId: string;
       readonly optionKey: string;
       readonly label: string;
@@ -142,6 +144,8 @@ export type SessionEvent =
   | {
       readonly type: 'ToolApprovalCounted';
       readonly commandId: string;
+      /** G4: a button or a typed answer (absent in journals written before it was kept). */
+      readonly via?: 'click' | 'text';
       readonly callId: string;
       readonly by: Person;
       readonly at: string;
@@ -149,6 +153,8 @@ export type SessionEvent =
   | {
       readonly type: 'ToolApprovalRefused';
       readonly commandId: string;
+      /** G4: a button or a typed answer (absent in journals written before it was kept). */
+      readonly via?: 'click' | 'text';
       readonly callId: string;
       readonly optionKey: string;
       readonly sender: Person;

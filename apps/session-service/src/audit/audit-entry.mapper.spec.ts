@@ -55,6 +55,75 @@ describe('G4 audit entries of journal events', () => {
     expect(entries[1]?.detail).toMatchObject({ scope: 'always' });
   });
 
+  it('G4 an answer, a quorum step and a refusal say whether they were clicked or typed', () => {
+    const typed = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolApprovalResolved',
+        commandId: 'text-1',
+        callId: 'c1',
+        optionKey: 'approve_once',
+        label: 'Approve once',
+        approved: true,
+        resolvedBy: alice,
+        via: 'text',
+      }),
+    );
+    const counted = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolApprovalCounted',
+        commandId: 'click-2',
+        callId: 'c1',
+        by: alice,
+        at,
+        via: 'click',
+      }),
+    );
+    const refused = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolApprovalRefused',
+        commandId: 'click-3',
+        callId: 'c1',
+        optionKey: 'approve_once',
+        sender: alice,
+        reason: 'wrong_requester',
+        via: 'click',
+      }),
+    );
+    expect([...typed, ...counted, ...refused].map((e) => [e.kind, e.via])).toEqual([
+      ['answer', 'text'],
+      ['quorum_step', 'click'],
+      ['refusal', 'click'],
+    ]);
+  });
+
+  it('G3 a call a grant covered is a grant used by its owner, with the use it took', () => {
+    const [used] = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'ToolCallGranted',
+        callId: 'c2',
+        toolName: 'write_note',
+        grant: {
+          kind: 'always',
+          personId: alice.id,
+          grantedAt: at,
+          usesLeft: 1,
+          scope: { text: { prefix: '/srv/notes' } },
+        },
+      }),
+    );
+    expect(used).toMatchObject({
+      kind: 'grant_used',
+      callId: 'c2',
+      who: { id: alice.id },
+      via: 'grant',
+      detail: { tool: 'write_note', kind: 'always', usesLeft: 1, grantedAt: at },
+    });
+  });
+
   it('G4 a deadline is Tollgate’s, not a person’s, and a refusal keeps its reason', () => {
     const [deadline] = auditEntriesOf(
       SESSION,

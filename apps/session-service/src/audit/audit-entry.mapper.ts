@@ -75,6 +75,7 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
       const answer = entry(event.approvals !== undefined && !event.approved ? 'veto' : 'answer', {
         callId: event.callId,
         who: whoOf(event.resolvedBy),
+        via: event.via ?? null,
         detail: {
           commandId: event.commandId,
           option: event.optionKey,
@@ -115,6 +116,7 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
         entry('quorum_step', {
           callId: event.callId,
           who: whoOf(event.by),
+          via: event.via ?? null,
           detail: { commandId: event.commandId },
         }),
       ];
@@ -131,6 +133,7 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
         entry('refusal', {
           callId: event.callId,
           who: whoOf(event.sender),
+          via: event.via ?? null,
           detail: {
             commandId: event.commandId,
             option: event.optionKey,

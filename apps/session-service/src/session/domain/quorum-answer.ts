@@ -11,6 +11,7 @@ import {
   tallyOfRequest,
 } from '@tollgate/session-read-model';
 import type { SessionRecorder } from './session-recorder';
+import { answerVia } from './answer-via';
 import { refuse, type RejectionNotices } from './rejection';
 
 /**
@@ -51,6 +52,7 @@ export function answerWithTally(
       callId: command.callId,
       by: approval.by,
       at: approval.at,
+      ...answerVia(command),
     },
     // The approval that completes the quorum is shown by the resolution that follows it.
     reached
@@ -86,6 +88,7 @@ function resolve(
       approved,
       resolvedBy: command.sender,
       approvals,
+      ...answerVia(command),
     },
     [
       {

@@ -1,5 +1,6 @@
 import type { RejectionReason, ToolInteractionResponse } from '@tollgate/protocol';
 import type { OutputDraft, RecordOptions, SessionRecorder } from './session-recorder';
+import { answerVia } from './answer-via';
 
 /**
  * How a session turns down a click, shared by the turn's prompts and the approval API's: the
@@ -49,6 +50,7 @@ export function refuse(
       optionKey: command.optionKey,
       sender: command.sender,
       reason,
+      ...answerVia(command),
     },
     [rejection(command, reason, notices), ...extra],
     options,
@@ -73,6 +75,7 @@ export function refuseEdit(
       optionKey: command.optionKey,
       sender: command.sender,
       reason: 'edit_refused',
+      ...answerVia(command),
       detail: {
         code: refusal.code,
         ...(refusal.argument === undefined ? {} : { argument: refusal.argument }),

@@ -52,6 +52,7 @@ describe('decideResponse: an accepted answer', () => {
       label: 'Approve once',
       approved: true,
       resolvedBy: REQUESTER,
+      via: 'click',
     });
     expect(decision.outputs).toEqual([
       {
@@ -201,6 +202,7 @@ describe('S4 a new message supersedes the parked batch', () => {
       optionKey: 'approve_once',
       sender: REQUESTER,
       reason: 'prompt_expired',
+      via: 'click',
     });
     expect(outputKinds(decision.outputs)).toEqual([
       'ToolInteractionRejected{prompt_expired}',

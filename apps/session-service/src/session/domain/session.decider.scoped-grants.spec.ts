@@ -150,4 +150,18 @@ describe('G3 — grants with scope and lifetime, as the session decides', () => 
       uses: 2,
     });
   });
+
+  it('G4 an answer journals whether it was clicked or typed', async () => {
+    const session = new SessionGiven();
+    await session.message('!write_note {"text":"a"}');
+    const typed = await session.respond('call_2_1', 'approve_once', { via: 'text' });
+    await session.message('!write_note {"text":"b"}');
+    const clicked = await session.respond('call_9_1', 'deny');
+    expect(typed.events.find((e) => e.event.type === 'ToolApprovalResolved')?.event).toMatchObject({
+      via: 'text',
+    });
+    expect(
+      clicked.events.find((e) => e.event.type === 'ToolApprovalResolved')?.event,
+    ).toMatchObject({ via: 'click' });
+  });
 });

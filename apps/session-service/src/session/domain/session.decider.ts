@@ -21,6 +21,7 @@ import { apiRefreshes } from './api-approval.decider';
 import { abandonSubAgents } from './sub-agent.decider';
 import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
+import { answerVia } from './answer-via';
 import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
 import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
 import { decideEdit } from './argument-edit.decider';
@@ -138,6 +139,7 @@ export async function decideResponse(
       label: option.label,
       approved: option.key !== 'deny',
       resolvedBy: command.sender,
+      ...answerVia(command),
       ...(edit === undefined ? {} : { edit }),
     },
     [
