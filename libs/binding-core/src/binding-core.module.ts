@@ -35,6 +35,7 @@ import { OwedRefreshesRepository } from './journal/owed-refreshes.repository';
 import { OwedRefreshSweeper } from './outputs/owed-refresh.sweeper';
 import { BindingOutputsController } from './outputs/binding-outputs.controller';
 import { PLATFORM_ADAPTER, type PlatformAdapter } from './platform-adapter.port';
+import { tracedPlatformAdapter } from './traced-platform-adapter';
 import { newReplicaId } from './replica-id';
 
 /** A provider of {@link PLATFORM_ADAPTER}: the one thing each binding brings. */
@@ -142,7 +143,7 @@ export class BindingCoreModule {
               prompts,
               deliveries,
               sessions,
-              adapter,
+              adapter: tracedPlatformAdapter(adapter),
               replicaId,
               leaseMs: settings.leaseMs,
               // Counted from when the post was set out on: the lease that ran out, then one more.
@@ -204,7 +205,7 @@ export class BindingCoreModule {
               owed,
               handleOutput,
               pacer,
-              adapter,
+              adapter: tracedPlatformAdapter(adapter),
               replicaId,
               leaseMs: settings.leaseMs,
               logger: logger.child({ component: 'owed-refreshes', replicaId }),
@@ -242,7 +243,14 @@ export class BindingCoreModule {
             prompts: PromptJournalRepository,
             adapter: PlatformAdapter,
             commands: CommandPublisher,
-          ) => new ForwardMessage({ sessions, prompts, adapter, commands, now: () => new Date() }),
+          ) =>
+            new ForwardMessage({
+              sessions,
+              prompts,
+              adapter: tracedPlatformAdapter(adapter),
+              commands,
+              now: () => new Date(),
+            }),
           inject: [
             KnownSessionsRepository,
             PromptJournalRepository,

@@ -7,10 +7,13 @@ import {
   type RefusalReason,
   type ToolInteractionResponse,
 } from '@tollgate/protocol';
+import { continueTrace, inSpan, SpanKind } from '@tollgate/telemetry';
 import type { PromptJournal } from '../journal/prompt-journal.port';
 import type { MessageRef } from '../platform-adapter.port';
 import { isPromptRef } from '../prompt/prompt-ref';
 import type { CommandPublisher } from './command-publisher.port';
+
+const CLICK_SPAN = { kind: SpanKind.SERVER } as const;
 
 /** A verified button click, as the platform's endpoint read it. */
 export interface Click {
@@ -85,7 +88,15 @@ export class ForwardClick {
     // Every boundary validates: the option key and the clicker come from the platform.
     const checked = parseCommand(command);
     if (!checked.ok) return { kind: 'refused', reason: checked.reason, detail: checked.detail };
-    await this.deps.commands.publish(command);
+    // A click arrives as a new platform request; it continues the trace of the output that
+    // showed its prompt, so one trace runs from the user's message to the tool's result.
+    await continueTrace(address.traceparent, () =>
+      inSpan('binding.click', CLICK_SPAN, (span) => {
+        span?.setAttribute('tollgate.session.id', command.sessionId);
+        span?.setAttribute('tollgate.call.id', command.callId);
+        return this.deps.commands.publish(command);
+      }),
+    );
     return { kind: 'forwarded', command };
   }
 }

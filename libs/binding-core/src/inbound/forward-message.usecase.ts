@@ -9,6 +9,7 @@ import {
   type ToolInteractionResponse,
   type UserMessage,
 } from '@tollgate/protocol';
+import { inSpan, SpanKind } from '@tollgate/telemetry';
 import type { KnownSessions } from '../journal/known-sessions.port';
 import type { PendingPrompt, PromptJournal } from '../journal/prompt-journal.port';
 import type { PlatformAdapter } from '../platform-adapter.port';
@@ -19,6 +20,8 @@ import {
   type AnswerWord,
   type TextAnswerHintReason,
 } from './text-answer.rules';
+
+const INBOUND_SPAN = { kind: SpanKind.SERVER } as const;
 
 /** A verified chat message the binding decided counts (docs/protocol.md §1.1). */
 export interface IncomingMessage {
@@ -100,7 +103,11 @@ export class ForwardMessage {
     // Remembered before publishing: once the user has addressed the bot in a thread, the
     // thread counts, even if this publish must be retried by the platform.
     await this.deps.sessions.remember(sessionId, message.conversation);
-    await this.deps.commands.publish(command);
+    // A user's message starts the turn's trace: everything the session does for it joins it.
+    await inSpan('binding.message', INBOUND_SPAN, (span) => {
+      span?.setAttribute('tollgate.session.id', sessionId);
+      return this.deps.commands.publish(command);
+    });
     return { kind: 'forwarded', command };
   }
 

@@ -4,6 +4,7 @@ import { BindingPendingApiPrompts1796083200000 } from './pending-api-prompts.mig
 import { BindingPromptReposted1765065600000 } from './prompt-reposted.migration';
 import { BindingPromptPostNonce1764806400000 } from './prompt-post-nonce.migration';
 import { BindingOwedRefreshes1765152000000 } from './owed-refreshes.migration';
+import { BindingPromptTraceparent1796287800000 } from './prompt-traceparent.migration';
 
 /**
  * The prompt journal shared by every binding, in the binding's own schema. Tables are
@@ -88,6 +89,7 @@ export const BINDING_CORE_MIGRATIONS: readonly MigrationClass[] = [
   BindingPromptReposted1765065600000,
   BindingOwedRefreshes1765152000000,
   BindingPendingApiPrompts1796083200000,
+  BindingPromptTraceparent1796287800000,
 ];
 
 /** Every migration of a binding's schema, in order (also what `npm run migrate` should run). */

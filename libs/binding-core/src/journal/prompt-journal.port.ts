@@ -61,6 +61,8 @@ export interface PromptAddress {
   readonly promptRef: string;
   /** A sub-agent's prompt: its answer names the agent too, which ties it to its session. */
   readonly agent?: ToolInteractionRequest['agent'];
+  /** D7: the trace of the output that brought the prompt, which a click on it continues. */
+  readonly traceparent?: string;
 }
 
 /** A prompt as the journal holds it, with the nonce of the post it tracks (if any). */

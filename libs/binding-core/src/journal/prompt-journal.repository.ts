@@ -25,6 +25,7 @@ import type {
   PromptJournal,
   PromptLease,
 } from './prompt-journal.port';
+import { currentTraceparent } from '@tollgate/telemetry';
 
 /** The effect a handler set out to make, kept on the row until it is journaled. */
 interface StoredIntent {
@@ -77,8 +78,8 @@ const SELECT_LOCKED = `
 
 const INSERT_OR_LOCK = `
   WITH created AS (
-    INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status)
-    VALUES ($1, $2, $3, $4, 'untracked')
+    INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status, traceparent)
+    VALUES ($1, $2, $3, $4, 'untracked', $5)
     ON CONFLICT DO NOTHING
     RETURNING 1)
   ${SELECT_LOCKED}`;
@@ -96,8 +97,8 @@ const ROW_COLUMNS = `prompt_ref, conversation, status, last_seq, request, messag
  */
 const INSERT_OR_READ = `
   WITH created AS (
-    INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status)
-    VALUES ($1, $2, $3, $4, 'untracked')
+    INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status, traceparent)
+    VALUES ($1, $2, $3, $4, 'untracked', $5)
     ON CONFLICT DO NOTHING
     RETURNING ${ROW_COLUMNS})
   SELECT * FROM created
@@ -126,6 +127,8 @@ export class PromptJournalRepository implements PromptJournal {
       key.callId,
       promptRefOf(key),
       JSON.stringify(conversation),
+      // The output's trace, which a click on this prompt continues (ForwardClick).
+      currentTraceparent(),
     ]);
     const row = read && decodedRow(read);
     if (row !== undefined && row.version !== undefined && row.intent?.decision.kind !== 'post') {
@@ -190,6 +193,7 @@ export class PromptJournalRepository implements PromptJournal {
         key.callId,
         promptRefOf(key),
         JSON.stringify(conversation),
+        currentTraceparent(),
       ]);
       const found = inserted[0] ?? (await this.lockedRow(manager, key));
       const row = found && decodedRow(found);
@@ -319,8 +323,9 @@ export class PromptJournalRepository implements PromptJournal {
       conversation: Conversation;
       prompt_ref: string;
       agent: ToolInteractionRequest['agent'] | null;
+      traceparent: string | null;
     }[] = await dataSource.query(
-      `SELECT session_id, call_id, conversation, prompt_ref, request->'agent' AS agent
+      `SELECT session_id, call_id, conversation, prompt_ref, request->'agent' AS agent, traceparent
        FROM prompts WHERE prompt_ref = $1`,
       [promptRef],
     );
@@ -332,6 +337,7 @@ export class PromptJournalRepository implements PromptJournal {
           conversation: row.conversation,
           promptRef: row.prompt_ref,
           ...(row.agent ? { agent: row.agent } : {}),
+          ...(row.traceparent ? { traceparent: row.traceparent } : {}),
         };
   }
 
