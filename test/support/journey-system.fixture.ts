@@ -16,12 +16,14 @@ export interface JourneySystem {
 /**
  * Starts what a journey through one platform needs. `tag` (a letter or two) names the test's
  * prefix, schemas and processes; `sessionEnv` is added to the session-service's environment
- * (a policy file, say). Whatever started is stopped again if a later part fails to start.
+ * (a policy file, say), `bindingEnv` to the binding's. Whatever started is stopped again if a
+ * later part fails to start.
  */
 export async function startJourneySystem(
   platform: Platform,
   tag: string,
   sessionEnv: Record<string, string> = {},
+  bindingEnv: Record<string, string> = {},
 ): Promise<JourneySystem> {
   const driver = CONTRACT_DRIVERS[platform]!();
   await driver.start();
@@ -33,7 +35,7 @@ export async function startJourneySystem(
       `${platform}-binding`,
       `${tag}${platform}b`,
       () => driver.bindingEnv(),
-      {},
+      bindingEnv,
       { prefix },
     );
     const started = session;

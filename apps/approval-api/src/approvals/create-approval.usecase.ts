@@ -9,6 +9,9 @@ import { newApprovalId } from './approval-id';
 import type { ApprovalRecord } from './approval.view';
 import { ApprovalsRepository } from './approvals.repository';
 import { CommandPublisher } from './command-publisher';
+import { inSpan, SpanKind } from '@tollgate/telemetry';
+
+const REQUEST_SPAN = { kind: SpanKind.SERVER } as const;
 
 export interface Created {
   /** 202 for a new approval, 200 for the same Idempotency-Key and an equal body. */
@@ -76,7 +79,13 @@ export class CreateApproval {
     }
     // A repeat of a pending approval publishes it again: its first publish may have failed
     // (503), and a second is harmless (same Nats-Msg-Id, and the session drops a duplicate).
-    if (created || stored.record.status === 'pending') await this.publisher.publish(stored.command);
+    // The approval's trace starts here and runs through its prompt, the click and the decision.
+    if (created || stored.record.status === 'pending') {
+      await inSpan('approval-api request', REQUEST_SPAN, (span) => {
+        span?.setAttribute('tollgate.approval.id', stored.command.approvalId);
+        return this.publisher.publish(stored.command);
+      });
+    }
     return { status: created ? 202 : 200, record: stored.record };
   }
 }

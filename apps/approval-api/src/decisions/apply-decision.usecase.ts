@@ -7,6 +7,7 @@ import {
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
+import { inSpan } from '@tollgate/telemetry';
 import type { Logger } from 'pino';
 import { ApprovalsRepository, notifyIn } from '../approvals/approvals.repository';
 import { WebhookDeliveries } from '../webhooks/webhook-deliveries.repository';
@@ -50,12 +51,17 @@ export class ApplyDecision {
       throw new InvalidPayload(`subject ${subject} does not name the event's client and approval`);
     }
     const dataSource = await this.database.whenReady();
-    const applied = await dataSource.transaction(async (manager) => {
-      const updated = await this.approvals.applyDecision(manager, event);
-      if (updated === undefined) return false;
-      await this.deliveries.enqueue(manager, updated.id, updated.clientId);
-      await notifyIn(manager, this.waiters.notification(updated.id));
-      return true;
+    // Under the delivery's span, so the decision closes the trace its request opened.
+    const applied = await inSpan('approval-api decision', {}, (span) => {
+      span?.setAttribute('tollgate.approval.id', event.approvalId);
+      span?.setAttribute('tollgate.approval.status', event.status);
+      return dataSource.transaction(async (manager) => {
+        const updated = await this.approvals.applyDecision(manager, event);
+        if (updated === undefined) return false;
+        await this.deliveries.enqueue(manager, updated.id, updated.clientId);
+        await notifyIn(manager, this.waiters.notification(updated.id));
+        return true;
+      });
     });
     this.logger.debug(
       { approvalId: event.approvalId, status: event.status, applied },

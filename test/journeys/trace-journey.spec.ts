@@ -1,0 +1,95 @@
+import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
+import { alice } from '../support/commands';
+import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
+import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * (process) The session service and the Slack binding as real processes, each exporting its
+ * spans over OTLP/HTTP to a receiver in the test: one user message, its prompt, the click and
+ * the tool's result make one trace across both.
+ */
+describe('D7 one trace from a user message to the tool’s result', () => {
+  let receiver: OtlpReceiver;
+  let system: JourneySystem | undefined;
+  let driver: PlatformDriver;
+
+  beforeAll(async () => {
+    receiver = await OtlpReceiver.start();
+    const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' };
+    system = await startJourneySystem('slack', 'tr', otel, otel);
+    driver = system.driver;
+  });
+
+  afterAll(async () => {
+    await system?.dispose();
+    await receiver?.stop();
+  });
+
+  it('D7 the message, the model call, the prompt, the click, the tool run and its reply share one traceId across session-service and slack-binding', async () => {
+    const { binding } = system!;
+    const conversation = driver.freshConversation();
+    const said = await driver.say(
+      binding.url,
+      conversation,
+      '!write_note {"text":"trace me"}',
+      alice,
+    );
+    expect(said.status).toBe(200);
+    const posted = await waitFor('the prompt with buttons', () =>
+      driver.messagesIn(conversation).find((m: ChatMessageView) => m.buttons.length > 0),
+    );
+    const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
+    expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
+    await waitFor('the tool’s result in the thread', () =>
+      driver.messagesIn(conversation).find((m) => m.text.includes('write_note: 1')),
+    );
+
+    // The message's own span starts the trace; its session is the conversation's.
+    const sessionId = binding.commands.find(
+      (c) => c.command.conversation.channelId === conversation.channelId,
+    )!.command.sessionId;
+    const start = await waitFor('the binding’s span of the user message', () =>
+      receiver.spans.find(
+        (s) => s.name === 'binding.message' && s.attributes['tollgate.session.id'] === sessionId,
+      ),
+    );
+    expect(start.service).toBe('slack-binding');
+    expect(start.parentSpanId).toBeUndefined();
+
+    const expected: [service: string, name: string][] = [
+      ['session-service', 'session.decide UserMessage'],
+      ['session-service', 'model.complete'],
+      ['slack-binding', 'platform postPrompt'],
+      ['slack-binding', 'binding.click'],
+      ['session-service', 'session.decide ToolInteractionResponse'],
+      ['session-service', 'tool write_note'],
+      ['slack-binding', 'platform editPrompt'],
+      ['slack-binding', 'platform postText'],
+    ];
+    const has = (spans: ReceivedSpan[], [service, name]: [string, string]) =>
+      spans.some((s) => s.service === service && s.name === name);
+    const trace = await waitFor('every step in the message’s trace', () => {
+      const spans = receiver.inTrace(start.traceId);
+      return expected.every((step) => has(spans, step)) && spans;
+    });
+
+    // Parented, not merely tagged: every span but the first hangs off one in the same trace,
+    // and the hops between processes are NATS consumer spans.
+    const ids = new Set(trace.map((s) => s.spanId));
+    for (const span of trace) {
+      if (span !== start) expect(ids.has(span.parentSpanId ?? '')).toBe(true);
+    }
+    const parentOf = (span: ReceivedSpan) => trace.find((s) => s.spanId === span.parentSpanId);
+    const click = trace.find((s) => s.name === 'binding.click')!;
+    expect(click.attributes['tollgate.session.id']).toBe(sessionId);
+    expect(parentOf(click)?.name).toMatch(/^consume .*\.request$/);
+    const decideClick = trace.find((s) => s.name === 'session.decide ToolInteractionResponse')!;
+    expect(parentOf(decideClick)?.name).toMatch(/^consume /);
+    expect(parentOf(parentOf(decideClick)!)?.name).toMatch(/^publish /);
+    expect(parentOf(parentOf(parentOf(decideClick)!)!)).toBe(click);
+    const tool = trace.find((s) => s.name === 'tool write_note')!;
+    expect(parentOf(tool)).toBe(decideClick);
+    expect(receiver.refused).toEqual([]);
+  });
+});
