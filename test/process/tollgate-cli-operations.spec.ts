@@ -34,6 +34,7 @@ import { MIGRATIONS } from '../../apps/session-service/src/migrations';
 import { defaultDeps } from '../../apps/session-service/src/session/domain/testing/session-given';
 import { decideUserMessage } from '../../apps/session-service/src/session/domain/session.decider';
 import { MIGRATIONS as SLACK_MIGRATIONS } from '../../apps/slack-binding/src/migrations';
+import { driveTurn } from '../../apps/session-service/src/session/drive-turn';
 import { freshConversation, userMessage } from '../support/commands';
 import { createTestSchema, type TestSchema } from '../support/database';
 import { requestOutput } from '../support/outputs';
@@ -66,13 +67,10 @@ describe('R9 — operator CLI: pending and sessions show (process)', () => {
   async function park(store: SessionStore): Promise<{ sessionId: string; callId: string }> {
     const conversation = freshConversation('slack');
     const sessionId = deriveSessionId(conversation);
-    await store.decide(sessionId, uniqueToken('msg'), (recorder) =>
-      decideUserMessage(
-        recorder,
-        userMessage(conversation, '!write_note {"text":"r9"}'),
-        defaultDeps(),
-      ),
-    );
+    await store.decide(sessionId, uniqueToken('msg'), (recorder) => {
+      decideUserMessage(recorder, userMessage(conversation, '!write_note {"text":"r9"}'));
+      return driveTurn(recorder, defaultDeps());
+    });
     const [row] = await sessions.query<{ call_id: string }[]>(
       `SELECT call_id FROM pending_approvals WHERE session_id = $1`,
       [sessionId],

@@ -51,6 +51,7 @@ import type { ToolPolicy } from './tools/tool-policy';
 import { TOOL_GRANTS, type ToolGrants } from './session/domain/tool-grants.port';
 import { PromptTimerRepository } from './journal/prompt-timer.repository';
 import { decidePromptTimer } from './session/domain/prompt-timer.decider';
+import { driveTurn } from './session/drive-turn';
 import { promptTimerKey } from './session/domain/prompt-timer';
 import { PromptTimerPoller } from './timers/prompt-timer.poller';
 import { decisionSpan, tracedSessionDeps } from './tracing/traced-deps';
@@ -175,7 +176,10 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       fire: ({ sessionId, timer }) => {
         const key = promptTimerKey(sessionId, timer);
         return scheduler.submitTimer(sessionId, () =>
-          store.decide(sessionId, key, (recorder) => decidePromptTimer(recorder, timer, key, deps)),
+          store.decide(sessionId, key, async (recorder) => {
+            decidePromptTimer(recorder, timer, key);
+            await driveTurn(recorder, deps);
+          }),
         );
       },
       logger: this.logger,

@@ -11,6 +11,7 @@ import { ScriptedModelClient } from '../../../apps/session-service/src/model/scr
 import { promptTimerKey } from '../../../apps/session-service/src/session/domain/prompt-timer';
 import { decidePromptTimer } from '../../../apps/session-service/src/session/domain/prompt-timer.decider';
 import type { SessionDeps } from '../../../apps/session-service/src/session/domain/session-deps';
+import { driveTurn } from '../../../apps/session-service/src/session/drive-turn';
 import { noToolGrants } from '../../../apps/session-service/src/session/domain/tool-grants.port';
 import { PromptTimerPoller } from '../../../apps/session-service/src/timers/prompt-timer.poller';
 import { parseToolPolicy } from '../../../apps/session-service/src/tools/tool-policy.loader';
@@ -93,7 +94,10 @@ class Instance {
       fire: ({ sessionId, timer }) => {
         const key = promptTimerKey(sessionId, timer);
         return this.scheduler.submitTimer(sessionId, () =>
-          this.store.decide(sessionId, key, (r) => decidePromptTimer(r, timer, key, deps)),
+          this.store.decide(sessionId, key, (r) => {
+            decidePromptTimer(r, timer, key);
+            return driveTurn(r, deps);
+          }),
         );
       },
       logger: silent,

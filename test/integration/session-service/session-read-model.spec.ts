@@ -16,6 +16,7 @@ import {
   decideUserMessage,
 } from '../../../apps/session-service/src/session/domain/session.decider';
 import { readSession } from '../../../apps/tollgate-cli/src/sessions/session-view.reader';
+import { driveTurn } from '../../../apps/session-service/src/session/drive-turn';
 import { freshConversation, response, userMessage } from '../../support/commands';
 import { createTestSchema } from '../../support/database';
 import { uniqueToken } from '../../support/unique';
@@ -51,20 +52,25 @@ describe('D5 — one session load for the service and the operator CLI', () => {
     const conversation = freshConversation('slack');
     const sessionId = deriveSessionId(conversation);
     const deps = defaultDeps();
-    await store.decide(sessionId, uniqueToken('msg'), (recorder) =>
-      decideUserMessage(recorder, userMessage(conversation, '!write_note {"text":"d5"}'), deps),
-    );
+    await store.decide(sessionId, uniqueToken('msg'), (recorder) => {
+      decideUserMessage(recorder, userMessage(conversation, '!write_note {"text":"d5"}'));
+      return driveTurn(recorder, deps);
+    });
     const [pending] = await dataSource.query<{ call_id: string }[]>(
       `SELECT call_id FROM pending_approvals WHERE session_id = $1`,
       [sessionId],
     );
     expect(pending).toBeDefined();
     const click = response(conversation, pending.call_id, 'approve_once');
-    await store.decide(sessionId, click.id, (recorder) => decideResponse(recorder, click, deps));
+    await store.decide(sessionId, click.id, (recorder) => {
+      decideResponse(recorder, click);
+      return driveTurn(recorder, deps);
+    });
     // The next turn moves the answered call from `requested` to the settled calls.
-    await store.decide(sessionId, uniqueToken('msg'), (recorder) =>
-      decideUserMessage(recorder, userMessage(conversation, 'thanks'), deps),
-    );
+    await store.decide(sessionId, uniqueToken('msg'), (recorder) => {
+      decideUserMessage(recorder, userMessage(conversation, 'thanks'));
+      return driveTurn(recorder, deps);
+    });
 
     const rows = await dataSource.query<{ seq: number; data: SessionEvent; occurred_at: Date }[]>(
       `SELECT seq, data, occurred_at FROM session_events WHERE session_id = $1 ORDER BY seq`,

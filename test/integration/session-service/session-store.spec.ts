@@ -11,6 +11,7 @@ import {
 import { ScriptedModelClient } from '../../../apps/session-service/src/model/scripted-model.client';
 import { decideUserMessage } from '../../../apps/session-service/src/session/domain/session.decider';
 import { defaultToolPolicy } from '../../../apps/session-service/src/tools/tool-policy';
+import { driveTurn } from '../../../apps/session-service/src/session/drive-turn';
 import { builtInTools } from '../../../apps/session-service/src/tools/tool-registry';
 import { freshConversation, response, userMessage } from '../../support/commands';
 import { createTestSchema, withClient } from '../../support/database';
@@ -93,7 +94,8 @@ describe('session store (journal, outbox, ledger in one transaction)', () => {
           ),
         );
       }
-      await decideUserMessage(recorder, userMessage(conversation, 'hi'), deps);
+      decideUserMessage(recorder, userMessage(conversation, 'hi'));
+      await driveTurn(recorder, deps);
     });
     expect(attempts).toBe(2);
     expect(result).toMatchObject({ kind: 'decided' });

@@ -11,6 +11,8 @@ import { failTurnInFlight } from '../session/domain/turn-runner';
 import type { DecideOptions, DecisionResult, SessionStore } from '../journal/session-store';
 import { decideUndeliverable } from '../session/domain/undeliverable.decider';
 import type { SessionCommand } from '../session/domain/sub-agent';
+import type { SessionRecorder } from '../session/domain/session-recorder';
+import { driveTurn } from '../session/drive-turn';
 import {
   decideSubAgentAbandon,
   decideSubAgentResult,
@@ -32,34 +34,40 @@ export class HandleCommand {
       command.sessionId,
       command.id,
       async (recorder) => {
-        switch (command.type) {
-          case 'UserMessage':
-            return decideUserMessage(recorder, command, this.deps);
-          // An agent session's prompts are API approvals: no turn, no model, no tool (A2).
-          case 'ToolInteractionResponse':
-            return isAgentSessionId(command.sessionId)
-              ? decideApiResponse(recorder, command)
-              : decideResponse(recorder, command, this.deps);
-          case 'JoinSession':
-            return decideJoin(recorder, command);
-          case 'ToolInteractionUndeliverable':
-            return isAgentSessionId(command.sessionId)
-              ? decideApiUndeliverable(recorder, command)
-              : decideUndeliverable(recorder, command, this.deps);
-          case 'ApprovalRequest':
-            return decideApprovalRequest(recorder, command, this.deps);
-          case 'ApprovalCancel':
-            return decideApprovalCancel(recorder, command);
-          case 'SubAgentTask':
-            return decideSubAgentTask(recorder, command, this.deps);
-          case 'SubAgentResult':
-            return decideSubAgentResult(recorder, command, this.deps);
-          case 'SubAgentAbandon':
-            return decideSubAgentAbandon(recorder, command);
-        }
+        await this.decideCommand(recorder, command);
+        // Whatever the command was, a turn it started or resumed goes on here (decideTurn).
+        await driveTurn(recorder, this.deps);
       },
       { ...options, ...callOf(command) },
     );
+  }
+
+  private async decideCommand(recorder: SessionRecorder, command: SessionCommand): Promise<void> {
+    switch (command.type) {
+      case 'UserMessage':
+        return decideUserMessage(recorder, command);
+      // An agent session's prompts are API approvals: no turn, no model, no tool (A2).
+      case 'ToolInteractionResponse':
+        return isAgentSessionId(command.sessionId)
+          ? decideApiResponse(recorder, command)
+          : decideResponse(recorder, command);
+      case 'JoinSession':
+        return decideJoin(recorder, command);
+      case 'ToolInteractionUndeliverable':
+        return isAgentSessionId(command.sessionId)
+          ? decideApiUndeliverable(recorder, command)
+          : decideUndeliverable(recorder, command);
+      case 'ApprovalRequest':
+        return decideApprovalRequest(recorder, command, this.deps);
+      case 'ApprovalCancel':
+        return decideApprovalCancel(recorder, command);
+      case 'SubAgentTask':
+        return decideSubAgentTask(recorder, command);
+      case 'SubAgentResult':
+        return decideSubAgentResult(recorder, command);
+      case 'SubAgentAbandon':
+        return decideSubAgentAbandon(recorder, command);
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ import type { DecideOptions, SessionStore } from '../journal/session-store';
 import { isParked } from '@tollgate/session-read-model';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideRecovery } from '../session/domain/session.decider';
+import { driveTurn } from '../session/drive-turn';
 
 /** Sessions per recovery transaction: large enough to amortize, small enough to not hold locks long. */
 const RECOVERY_CHUNK = 500;
@@ -35,7 +36,7 @@ export class RecoverSessions {
         const state = recorder.current;
         // An agent session (A2) waits on its API approvals, never on a turn.
         if (isParked(state.turn) || state.apiClientId !== undefined) {
-          await decideRecovery(recorder, this.deps);
+          decideRecovery(recorder);
         }
       });
       sessions += result.sessions;
@@ -55,7 +56,8 @@ export class RecoverSessions {
       sessionId,
       undefined,
       async (recorder) => {
-        await decideRecovery(recorder, this.deps);
+        decideRecovery(recorder);
+        await driveTurn(recorder, this.deps);
       },
       options,
     );

@@ -2,6 +2,7 @@ import type { ToolPolicy, ToolPolicyEntry } from '../../tools/tool-policy';
 import { defaultToolPolicy } from '../../tools/tool-policy';
 import { type PromptTimer, promptTimerKey, promptTimersAt } from './prompt-timer';
 import { decidePromptTimer } from './prompt-timer.decider';
+import { driveTurn } from '../drive-turn';
 import {
   defaultDeps,
   eventTypes,
@@ -35,7 +36,10 @@ const DEADLINE_DENY = policyWith({ deadlineMs: 24 * HOUR, onDeadline: 'deny', re
 
 function fire(given: SessionGiven, timer: PromptTimer) {
   const key = promptTimerKey(sessionId, timer);
-  return given.decide((recorder) => decidePromptTimer(recorder, timer, key, given.deps));
+  return given.decide((recorder) => {
+    decidePromptTimer(recorder, timer, key);
+    return driveTurn(recorder, given.deps);
+  });
 }
 
 const reminder = (n: number): PromptTimer => ({

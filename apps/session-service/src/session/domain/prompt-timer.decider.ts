@@ -7,9 +7,7 @@ import {
   deadlineResult,
   type PromptTimer,
 } from './prompt-timer';
-import type { SessionDeps } from './session-deps';
 import type { SessionRecorder } from './session-recorder';
-import { redrive } from './turn-runner';
 import { TOLLGATE } from './undeliverable.decider';
 
 /**
@@ -17,12 +15,11 @@ import { TOLLGATE } from './undeliverable.decider';
  * expired, or its session moved on) records nothing: a timer never outlives its prompt.
  * `commandId` is the timer's key (promptTimerKey), so the store decides it once.
  */
-export async function decidePromptTimer(
+export function decidePromptTimer(
   recorder: SessionRecorder,
   timer: PromptTimer,
   commandId: string,
-  deps: SessionDeps,
-): Promise<void> {
+): void {
   // A2: an API approval's timer, in its agent session.
   if (ownEntry(recorder.current.apiApprovals, timer.callId)) {
     return timer.kind === 'reminder'
@@ -33,7 +30,7 @@ export async function decidePromptTimer(
     case 'reminder':
       return decideReminder(recorder, timer, commandId);
     case 'deadline':
-      return decideDeadline(recorder, timer, commandId, deps);
+      return decideDeadline(recorder, timer, commandId);
   }
 }
 
@@ -69,12 +66,11 @@ export function decideReminder(
  * `onDeadline: expire` the model reads `expired (deadline passed)` (nobody answered; it may
  * ask again); with `deny` it reads `denied (deadline passed)` (take it as a no).
  */
-export async function decideDeadline(
+export function decideDeadline(
   recorder: SessionRecorder,
   timer: Extract<PromptTimer, { kind: 'deadline' }>,
   commandId: string,
-  deps: SessionDeps,
-): Promise<void> {
+): void {
   if (!pendingCall(recorder, timer.callId)) return;
   const optionKey = timer.onDeadline === 'deny' ? DEADLINE_DENIED_KEY : DEADLINE_EXPIRED_KEY;
   recorder.record(
@@ -96,10 +92,6 @@ export async function decideDeadline(
       },
     ],
   );
-  if (recorder.current.turn.phase === 'Redriving') {
-    await recorder.checkpoint('approval-resolved');
-    await redrive(recorder, deps);
-  }
 }
 
 function pendingCall(recorder: SessionRecorder, callId: string) {

@@ -3,7 +3,6 @@ import { pendingCalls, replay } from '@tollgate/session-read-model';
 import { decideRecovery } from './session.decider';
 import { SessionRecorder } from './session-recorder';
 import {
-  defaultDeps,
   eventTypes,
   executedCalls,
   idAt,
@@ -114,13 +113,8 @@ describe('decideRecovery (S2, S3)', () => {
     await idle.message('hello');
     const at = '2024-05-02T00:00:00.000Z';
 
-    const deps = defaultDeps();
-    expect(
-      await decideRecovery(new SessionRecorder(replay(sessionId, parked.journal), at), deps),
-    ).toBe(true);
-    expect(
-      await decideRecovery(new SessionRecorder(replay(sessionId, idle.journal), at), deps),
-    ).toBe(false);
+    expect(decideRecovery(new SessionRecorder(replay(sessionId, parked.journal), at))).toBe(true);
+    expect(decideRecovery(new SessionRecorder(replay(sessionId, idle.journal), at))).toBe(false);
   });
 
   it('given no session at all, recovery records nothing', async () => {

@@ -19,10 +19,9 @@ import {
 } from '@tollgate/session-read-model';
 import { apiRefreshes } from './api-approval.decider';
 import { abandonSubAgents } from './sub-agent.decider';
-import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { answerVia } from './answer-via';
-import { continueTurn, failTurnInFlight, redrive, resumeInFlight } from './turn-runner';
+import { failTurnInFlight } from './turn-runner';
 import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
 import { decideEdit } from './argument-edit.decider';
 import { answerWithTally } from './quorum-answer';
@@ -34,11 +33,7 @@ import { answerWithTally } from './quorum-answer';
 
 const SUPERSEDED = 'superseded by a newer message';
 
-export async function decideUserMessage(
-  recorder: SessionRecorder,
-  command: UserMessage,
-  deps: SessionDeps,
-): Promise<void> {
+export function decideUserMessage(recorder: SessionRecorder, command: UserMessage): void {
   startIfNew(recorder, command.conversation);
   // Only a decision that failed after a checkpoint (and whose settling failed too) leaves a
   // turn in flight under the session lock: end it rather than refuse this message for ever.
@@ -52,14 +47,9 @@ export async function decideUserMessage(
     text: command.text,
     principal: principalOf(command),
   });
-  await continueTurn(recorder, deps);
 }
 
-export async function decideResponse(
-  recorder: SessionRecorder,
-  command: ToolInteractionResponse,
-  deps: SessionDeps,
-): Promise<void> {
+export function decideResponse(recorder: SessionRecorder, command: ToolInteractionResponse): void {
   const state = recorder.current;
   const call = ownEntry(state.requested, command.callId);
   const settled = ownEntry(state.settledCalls, command.callId);
@@ -101,8 +91,7 @@ export async function decideResponse(
       refuseEdit(recorder, command, QUORUM_NOT_EDITABLE);
       return;
     }
-    if (!answerWithTally(recorder, command, option, { ...request, quorum }, NOTICES)) return;
-    await redriveIfLast(recorder, deps);
+    answerWithTally(recorder, command, option, { ...request, quorum }, NOTICES);
     return;
   }
   if (!mayAnswer(request, command.sender)) {
@@ -155,15 +144,6 @@ export async function decideResponse(
       },
     ],
   );
-  await redriveIfLast(recorder, deps);
-}
-
-/** The last sibling's answer goes on with the batch (docs/architecture.md §3.3). */
-async function redriveIfLast(recorder: SessionRecorder, deps: SessionDeps): Promise<void> {
-  if (recorder.current.turn.phase === 'Redriving') {
-    await recorder.checkpoint('approval-resolved');
-    await redrive(recorder, deps);
-  }
 }
 
 /** Re-announces a recovered session's prompts to a binding that asks (docs/protocol.md §4). */
@@ -178,13 +158,10 @@ export function decideJoin(recorder: SessionRecorder, _command: JoinSession): vo
 }
 
 /**
- * A new process found this session parked (journal it, refresh every pending prompt) or in
- * flight when the last one died (settle the turn, S9).
+ * A new process found this session parked: journal it and refresh every pending prompt. (A turn
+ * in flight when the last one died is settled by the turn decider, S9.)
  */
-export async function decideRecovery(
-  recorder: SessionRecorder,
-  deps: SessionDeps,
-): Promise<boolean> {
+export function decideRecovery(recorder: SessionRecorder): boolean {
   const state = recorder.current;
   if (state.apiClientId !== undefined) {
     // An agent session (A2) only ever waits on its API approvals.
@@ -195,7 +172,8 @@ export async function decideRecovery(
     });
     return true;
   }
-  if (!isParked(state.turn)) return resumeInFlight(recorder, deps);
+  // A turn left in flight is the shell's to drive on (decideTurn), not a refresh.
+  if (!isParked(state.turn)) return false;
   const pendingCallIds = pendingCalls(state.turn).map((p) => p.callId);
   recorder.record({ type: 'SessionRecovered', pendingCallIds }, refreshes(state, pendingCallIds));
   return true;

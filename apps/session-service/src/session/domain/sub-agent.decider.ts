@@ -1,16 +1,10 @@
 import { isParked, ownEntry, pendingCalls } from '@tollgate/session-read-model';
-import type { SessionDeps } from './session-deps';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import type { SubAgentAbandon, SubAgentResult, SubAgentTask } from './sub-agent';
 import { DELEGATE_TOOL, subAgentAbandonId } from './sub-agent';
-import { continueTurn, redrive } from './turn-runner';
 
 /** A child session's first decision: the task is its message, asked by the parent's requester. */
-export async function decideSubAgentTask(
-  recorder: SessionRecorder,
-  command: SubAgentTask,
-  deps: SessionDeps,
-): Promise<void> {
+export function decideSubAgentTask(recorder: SessionRecorder, command: SubAgentTask): void {
   // Its id is the parent's call's: a second task for it is the same child, already started.
   if (recorder.current.version > 0) return;
   recorder.record({
@@ -26,7 +20,6 @@ export async function decideSubAgentTask(
     text: command.task,
     principal: command.principal,
   });
-  await continueTurn(recorder, deps);
 }
 
 /**
@@ -34,11 +27,7 @@ export async function decideSubAgentTask(
  * which the parent's model sees; the last one resumes the parent's batch. A report for a call
  * the parent no longer waits on (its batch abandoned) changes nothing.
  */
-export async function decideSubAgentResult(
-  recorder: SessionRecorder,
-  command: SubAgentResult,
-  deps: SessionDeps,
-): Promise<void> {
+export function decideSubAgentResult(recorder: SessionRecorder, command: SubAgentResult): void {
   const state = recorder.current;
   const running = ownEntry(state.subAgents, command.callId);
   if (!running || running.childSessionId !== command.childSessionId) return;
@@ -59,10 +48,6 @@ export async function decideSubAgentResult(
     childSessionId: command.childSessionId,
     outcome: command.outcome,
   });
-  if (recorder.current.turn.phase === 'Redriving') {
-    await recorder.checkpoint('approval-resolved');
-    await redrive(recorder, deps);
-  }
 }
 
 /**

@@ -492,36 +492,6 @@ export function failTurnInFlight(recorder: SessionRecorder): boolean {
   return true;
 }
 
-/**
- * Settles a turn a crash (or a failed commit) left in flight: finish a redrive (S9), ask the
- * model again when the turn was waiting on it (S17), or abandon a tool that was running.
- */
-export async function resumeInFlight(
-  recorder: SessionRecorder,
-  deps: SessionDeps,
-): Promise<boolean> {
-  const { turn, batch } = recorder.current;
-  if (turn.phase !== 'Running' && turn.phase !== 'Redriving') return false;
-  const unfinished =
-    batch?.toolCalls.some((call) => !ownEntry(batch.results, call.callId)) ?? false;
-  const interrupted = batch?.toolCalls.some(
-    (call) => batch.started.includes(call.callId) && !ownEntry(batch.results, call.callId),
-  );
-  if (turn.phase === 'Redriving' && !interrupted) {
-    // Approved and never started (run it now, once), or all run and the model's answer to
-    // them outstanding.
-    await redrive(recorder, deps);
-    return true;
-  }
-  if (turn.phase === 'Running' && !unfinished) {
-    // Waiting on the model, nothing half-run: the call is simply made again.
-    await continueTurn(recorder, deps);
-    return true;
-  }
-  interruptBatch(recorder);
-  return true;
-}
-
 async function execute(
   recorder: SessionRecorder,
   deps: SessionDeps,

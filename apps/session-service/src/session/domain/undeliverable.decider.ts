@@ -1,8 +1,6 @@
 import type { ToolInteractionUndeliverable } from '@tollgate/protocol';
 import { ownEntry, pendingFor } from '@tollgate/session-read-model';
-import type { SessionDeps } from './session-deps';
 import type { SessionRecorder } from './session-recorder';
-import { redrive } from './turn-runner';
 import { RESULT_UNDELIVERABLE, UNDELIVERABLE_OPTION_KEY } from './undeliverable-call';
 
 /** Who "resolved" a call nobody could see: the service itself, named in the journal. */
@@ -16,11 +14,10 @@ export const TOLLGATE = { id: 'tollgate', displayName: 'Tollgate' } as const;
  * pending-approvals projection treat it exactly like any other answer. A call that is no
  * longer pending (answered, superseded, a repeat) changes nothing.
  */
-export async function decideUndeliverable(
+export function decideUndeliverable(
   recorder: SessionRecorder,
   command: ToolInteractionUndeliverable,
-  deps: SessionDeps,
-): Promise<void> {
+): void {
   const state = recorder.current;
   const call = ownEntry(state.requested, command.callId);
   if (state.version === 0 || !call || !pendingFor(state.turn, command.callId)) return;
@@ -49,8 +46,4 @@ export async function decideUndeliverable(
       },
     ],
   );
-  if (recorder.current.turn.phase === 'Redriving') {
-    await recorder.checkpoint('approval-resolved');
-    await redrive(recorder, deps);
-  }
 }

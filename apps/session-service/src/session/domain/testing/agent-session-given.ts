@@ -100,12 +100,12 @@ export class AgentSessionGiven {
   }
 
   timer(timer: PromptTimer): Promise<AgentDecision> {
-    return this.decide((r) => decidePromptTimer(r, timer, `timer-${this.count + 1}`, this.deps));
+    return this.decide((r) => decidePromptTimer(r, timer, `timer-${this.count + 1}`));
   }
 
   recover(): Promise<AgentDecision> {
-    return this.decide(async (r) => {
-      await decideRecovery(r, this.deps);
+    return this.decide((r) => {
+      decideRecovery(r);
     });
   }
 

@@ -25,6 +25,7 @@ import {
 } from '@tollgate/session-read-model';
 import { type RecordedEvent, SessionRecorder } from '../session-recorder';
 import { decideJoin, decideRecovery, decideResponse, decideUserMessage } from '../session.decider';
+import { driveTurn } from '../../drive-turn';
 import { type GrantClaim, noToolGrants } from '../tool-grants.port';
 
 export { sessionId };
@@ -90,7 +91,10 @@ export class SessionGiven {
 
   message(text: string, overrides: Partial<UserMessage> = {}): Promise<Decision> {
     const command = aUserMessage({ id: `msg-${this.decisions + 1}`, text, ...overrides });
-    return this.decide((recorder) => decideUserMessage(recorder, command, this.deps));
+    return this.decide((recorder) => {
+      decideUserMessage(recorder, command);
+      return driveTurn(recorder, this.deps);
+    });
   }
 
   respond(
@@ -105,7 +109,10 @@ export class SessionGiven {
       sender: REQUESTER,
       ...overrides,
     });
-    return this.decide((recorder) => decideResponse(recorder, command, this.deps));
+    return this.decide((recorder) => {
+      decideResponse(recorder, command);
+      return driveTurn(recorder, this.deps);
+    });
   }
 
   join(): Promise<Decision> {
@@ -116,7 +123,8 @@ export class SessionGiven {
 
   recover(): Promise<Decision> {
     return this.decide(async (recorder) => {
-      await decideRecovery(recorder, this.deps);
+      decideRecovery(recorder);
+      await driveTurn(recorder, this.deps);
     });
   }
 
