@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import { SessionStore } from '../../../apps/session-service/src/journal/session-store';
 import { ScriptedModelClient } from '../../../apps/session-service/src/model/scripted-model.client';
 import { decideUserMessage } from '../../../apps/session-service/src/session/domain/session.decider';
+import { driveTurn } from '../../../apps/session-service/src/session/drive-turn';
 import type { ToolGrants } from '../../../apps/session-service/src/session/domain/tool-grants.port';
 import { defaultToolPolicy } from '../../../apps/session-service/src/tools/tool-policy';
 import { builtInTools } from '../../../apps/session-service/src/tools/tool-registry';
@@ -78,13 +79,13 @@ describe('G3 — two replicas racing for the last use of a grant', () => {
 
     await Promise.all(
       [chatA, chatB].map((chat, i) =>
-        replicas[i].store.decide(deriveSessionId(chat), `race-${i}`, (recorder) =>
+        replicas[i].store.decide(deriveSessionId(chat), `race-${i}`, (recorder) => {
           decideUserMessage(
             recorder,
             userMessage(chat, '!write_note {"text":"race"}', { sender: alice }),
-            replicas[i].deps,
-          ),
-        ),
+          );
+          return driveTurn(recorder, replicas[i].deps);
+        }),
       ),
     );
 
