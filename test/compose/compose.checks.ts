@@ -10,6 +10,7 @@ import {
   NATS_START_SCRIPT,
   ROUTE_NETWORK,
   SECRET_NAME,
+  TRACING_SERVICES,
   defaultSchema,
   natsPasswordVariable,
   type AppService,
@@ -343,7 +344,48 @@ export function composeProblems(doc: ComposeFile): string[] {
     ...checkNats(doc.services?.nats, doc),
     ...checkCluster(doc),
     ...checkPostgres(doc.services?.postgres),
+    ...checkTracing(doc),
   ];
+}
+
+/**
+ * D7: the `jaeger` profile runs a pinned Jaeger that takes OTLP, off by default, its UI on
+ * loopback only; every service's endpoint is empty unless the operator sets it, so nothing is
+ * traced (nor any SDK loaded) without asking for it.
+ */
+function checkTracing(doc: ComposeFile): string[] {
+  const problems: string[] = [];
+  for (const name of TRACING_SERVICES) {
+    const service = doc.services?.[name];
+    if (!service) {
+      problems.push(`${name}: service missing`);
+      continue;
+    }
+    if (!(service.profiles ?? []).includes('jaeger')) {
+      problems.push(`${name}: not in the jaeger profile, so it would start by default`);
+    }
+    if (!/^jaegertracing\/all-in-one:\d+\.\d+\.\d+$/.test(String(service.image))) {
+      problems.push(`${name}: image ${service.image} is not an exact jaegertracing/all-in-one`);
+    }
+    if (environmentOf(service).COLLECTOR_OTLP_ENABLED !== 'true') {
+      problems.push(`${name}: OTLP is not enabled (COLLECTOR_OTLP_ENABLED)`);
+    }
+    for (const p of publishedPorts(service)) {
+      if (p.host !== '127.0.0.1')
+        problems.push(`${name}: port ${p.target} is published beyond 127.0.0.1`);
+    }
+  }
+  for (const name of Object.keys(APP_SERVICES) as AppService[]) {
+    const service = doc.services?.[name];
+    if (!service) continue;
+    const endpoint = environmentOf(service).OTEL_EXPORTER_OTLP_ENDPOINT;
+    if (endpoint !== '${OTEL_EXPORTER_OTLP_ENDPOINT:-}') {
+      problems.push(
+        `${name}: OTEL_EXPORTER_OTLP_ENDPOINT is not empty unless set (\${OTEL_EXPORTER_OTLP_ENDPOINT:-})`,
+      );
+    }
+  }
+  return problems;
 }
 
 /** Every variable the compose file interpolates must be documented in .env.example. */

@@ -57,6 +57,7 @@ export const COMMON_VARIABLES = [
   'TOLLGATE_DRAIN_MS',
   'TOLLGATE_METRICS_TOKEN',
   'TOLLGATE_RETRY_BASE_MS',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
 ] as const;
 
 /** Where NATS reads its authorization: the file `npm run nats:config` writes, mounted. */
@@ -90,6 +91,9 @@ export const INFRA_SERVICES = ['nats', 'postgres'] as const;
 
 /** The `cluster` profile's JetStream nodes (R7); the services list all three in NATS_URL. */
 export const CLUSTER_NODES = ['nats-1', 'nats-2', 'nats-3'] as const;
+
+/** D7: the `jaeger` profile's trace collector and UI, off by default. */
+export const TRACING_SERVICES = ['jaeger'] as const;
 
 /** TOLLGATE_DRAIN_MS's default; Docker must wait longer than this before SIGKILL. */
 export const DEFAULT_DRAIN_MS = 10_000;

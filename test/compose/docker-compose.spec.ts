@@ -16,6 +16,7 @@ import {
   INFRA_SERVICES,
   NATS_CLUSTER_CONFIG_FILE,
   NATS_CONFIG_FILE,
+  TRACING_SERVICES,
 } from './deployment.expectations';
 
 const root = join(__dirname, '..', '..');
@@ -33,10 +34,26 @@ describe('docker-compose.yml against docs/protocol.md §5', () => {
   const composeText = read('docker-compose.yml');
   const compose = parseCompose(composeText);
 
-  it('runs NATS, PostgreSQL and the four services (and, in the cluster profile, three NATS nodes)', () => {
+  it('runs NATS, PostgreSQL and the four services (and, in the cluster profile, three NATS nodes; in the jaeger profile, Jaeger)', () => {
     expect(Object.keys(compose.services ?? {}).sort()).toEqual(
-      [...INFRA_SERVICES, ...CLUSTER_NODES, ...Object.keys(APP_SERVICES)].sort(),
+      [
+        ...INFRA_SERVICES,
+        ...CLUSTER_NODES,
+        ...TRACING_SERVICES,
+        ...Object.keys(APP_SERVICES),
+      ].sort(),
     );
+  });
+
+  it('D7 the jaeger profile runs Jaeger with OTLP, and the services trace only when given its endpoint', () => {
+    const jaeger = compose.services?.jaeger;
+    expect(jaeger?.profiles).toEqual(['jaeger']);
+    expect(composeText).toContain('OTEL_EXPORTER_OTLP_ENDPOINT=http://jaeger:4318');
+    for (const name of Object.keys(APP_SERVICES)) {
+      expect(environmentOf(compose.services![name]).OTEL_EXPORTER_OTLP_ENDPOINT).toBe(
+        '${OTEL_EXPORTER_OTLP_ENDPOINT:-}',
+      );
+    }
   });
 
   it('R7 the cluster profile runs three routed JetStream nodes the services can list in NATS_URL', () => {
@@ -252,6 +269,25 @@ describe('docker-compose.yml against docs/protocol.md §5', () => {
         'slack-binding: NATS_USER is session-service, not slack-binding',
         'slack-binding: NATS_PASSWORD is not ${NATS_PASSWORD_SLACK_BINDING:?…}',
         'slack-binding: NATS_PASSWORD is read from ${NATS_PASSWORD_SESSION_SERVICE}',
+      ]);
+    });
+
+    it('D7 Jaeger started by default or its UI beyond loopback, a service always tracing', () => {
+      const doc = parseCompose(composeText);
+      const jaeger = doc.services?.jaeger as EditableService & { profiles?: string[] };
+      delete jaeger.profiles;
+      jaeger.ports = ['16686:16686'];
+      jaeger.image = 'jaegertracing/all-in-one:latest';
+      const session = doc.services?.['session-service'] as EditableService;
+      session.environment = {
+        ...environmentOf(session),
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://jaeger:4318',
+      };
+      expect(composeProblems(doc)).toEqual([
+        'jaeger: not in the jaeger profile, so it would start by default',
+        'jaeger: image jaegertracing/all-in-one:latest is not an exact jaegertracing/all-in-one',
+        'jaeger: port 16686 is published beyond 127.0.0.1',
+        'session-service: OTEL_EXPORTER_OTLP_ENDPOINT is not empty unless set (${OTEL_EXPORTER_OTLP_ENDPOINT:-})',
       ]);
     });
 
