@@ -43,6 +43,7 @@ import { isSubAgentCommand, type SessionCommand } from './session/domain/sub-age
 import { LeaderLock } from './leadership/leader-lock';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OutboxRelay } from './outbox/outbox-relay.service';
+import { observePendingPrompts } from './prompt/pending-prompts.metrics';
 import { RecoverSessions } from './recovery/recover-sessions.usecase';
 import type { SessionServiceConfig } from './session-service.config';
 import type { SessionDeps } from './session/domain/session-deps';
@@ -143,6 +144,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       logger: this.logger,
     });
     this.relay.start();
+    observePendingPrompts(this.metrics.registry, dataSource);
     this.housekeeping = setInterval(() => {
       pruneJournalTables(dataSource).then(
         (pruned) => this.logger.debug(pruned, 'pruned journal tables'),
