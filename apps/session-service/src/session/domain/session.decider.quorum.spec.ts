@@ -1,6 +1,8 @@
 import type { Person } from '@tollgate/protocol';
 import { defaultToolPolicy, type ToolPolicy } from '../../tools/tool-policy';
 import { auditEntriesOf } from '../../audit/audit-entry.mapper';
+import { promptTimerKey } from './prompt-timer';
+import { decidePromptTimer } from './prompt-timer.decider';
 import {
   defaultDeps,
   eventTypes,
@@ -18,7 +20,7 @@ const BOB: Person = { id: 'U_BOB', displayName: 'Bob' };
 const CAROL: Person = { id: 'U_CAROL', displayName: 'Carol' };
 
 /** write_note needs 2 of Alice, Bob, Carol and the requester, who is kept separate. */
-function quorumPolicy(): ToolPolicy {
+function quorumPolicy(deadlineMs?: number): ToolPolicy {
   const base = defaultToolPolicy();
   return {
     entryFor: (name) => {
@@ -26,6 +28,9 @@ function quorumPolicy(): ToolPolicy {
       if (name !== 'write_note' || !entry) return entry;
       return {
         ...entry,
+        ...(deadlineMs === undefined
+          ? {}
+          : { timers: { deadlineMs, onDeadline: 'expire' as const, remindMs: [] } }),
         options: entry.options.filter((o) => o.key === 'approve_once' || o.key === 'deny'),
         quorum: { required: 2, approvers: [REQUESTER, ALICE, BOB, CAROL], separateApprover: true },
       };
@@ -149,5 +154,19 @@ describe('G1 decideResponse on a prompt with a quorum', () => {
       ['answer', BOB.id],
     ]);
     expect(audit[2]?.detail).toMatchObject({ approvals: [ALICE.id, BOB.id] });
+  });
+
+  it('G1 a deadline ends a half-full tally: expired, nothing runs, a late approval is refused', async () => {
+    const session = new SessionGiven({ ...defaultDeps(), policy: quorumPolicy(3_600_000) });
+    await session.message('!write_note {"text":"x"}');
+    await session.respond('call_2_1', 'approve_once', { sender: ALICE });
+    const timer = { kind: 'deadline', callId: 'call_2_1', onDeadline: 'expire' } as const;
+    const ended = await session.decide((recorder) =>
+      decidePromptTimer(recorder, timer, promptTimerKey(sessionId, timer), session.deps),
+    );
+    expect(outputKinds(ended.outputs)).toContain('ToolInteractionUpdate{Expired}');
+    const late = await session.respond('call_2_1', 'approve_once', { sender: BOB });
+    expect(outputKinds(late.outputs)).toEqual(['ToolInteractionRejected{prompt_expired}']);
+    expect(executedCalls(session.journal)).toEqual([]);
   });
 });
