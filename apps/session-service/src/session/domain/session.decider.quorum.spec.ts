@@ -162,11 +162,11 @@ describe('G1 decideResponse on a prompt with a quorum', () => {
     await session.respond('call_2_1', 'approve_once', { sender: ALICE });
     const timer = { kind: 'deadline', callId: 'call_2_1', onDeadline: 'expire' } as const;
     const ended = await session.decide((recorder) =>
-      decidePromptTimer(recorder, timer, promptTimerKey(sessionId, timer), session.deps),
+      decidePromptTimer(recorder, timer, promptTimerKey(sessionId, timer)),
     );
     expect(outputKinds(ended.outputs)).toContain('ToolInteractionUpdate{Expired}');
     const late = await session.respond('call_2_1', 'approve_once', { sender: BOB });
-    expect(outputKinds(late.outputs)).toEqual(['ToolInteractionRejected{prompt_expired}']);
+    expect(outputKinds(late.outputs)).toContain('ToolInteractionRejected{prompt_expired}');
     expect(executedCalls(session.journal)).toEqual([]);
   });
 });
