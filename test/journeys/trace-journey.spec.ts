@@ -92,4 +92,34 @@ describe('D7 one trace from a user message to the tool’s result', () => {
     expect(parentOf(tool)).toBe(decideClick);
     expect(receiver.refused).toEqual([]);
   });
+
+  it('D7 an answer typed as text continues the prompt’s trace as a click does', async () => {
+    const { binding } = system!;
+    const conversation = driver.freshConversation();
+    await driver.say(binding.url, conversation, '!write_note {"text":"typed"}', alice);
+    await waitFor('the prompt with buttons', () =>
+      driver.messagesIn(conversation).find((m) => m.buttons.length > 0),
+    );
+    expect((await driver.say(binding.url, conversation, 'approve', alice)).status).toBe(200);
+    await waitFor('the tool’s result in the thread', () =>
+      driver.messagesIn(conversation).find((m) => m.text.includes('write_note: 1')),
+    );
+    const sessionId = binding.commands.find(
+      (c) => c.command.conversation.channelId === conversation.channelId,
+    )!.command.sessionId;
+    const answer = await waitFor('the span of the typed answer', () =>
+      receiver.spans.find(
+        (s) =>
+          s.attributes['tollgate.answer.via'] === 'text' &&
+          s.attributes['tollgate.session.id'] === sessionId,
+      ),
+    );
+    const start = receiver.spans.find(
+      (s) => s.name === 'binding.message' && s.attributes['tollgate.session.id'] === sessionId,
+    )!;
+    expect(answer.traceId).toBe(start.traceId);
+    await waitFor('the tool run in the same trace', () =>
+      receiver.inTrace(start.traceId).some((s) => s.name === 'tool write_note'),
+    );
+  });
 });

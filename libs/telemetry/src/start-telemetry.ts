@@ -14,7 +14,8 @@ export interface TelemetryOptions {
 /**
  * Starts the OpenTelemetry SDK for `service` (its `service.name`) when
  * OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, exporting over
- * OTLP/HTTP; otherwise loads nothing and returns undefined, leaving the API's no-op tracer.
+ * OTLP/HTTP (unless OTEL_SDK_DISABLED=true); otherwise loads nothing and returns undefined,
+ * leaving the API's no-op tracer.
  * The SDK is imported only here, so a process without the endpoint never loads it.
  */
 export async function startTelemetry(
@@ -24,6 +25,10 @@ export async function startTelemetry(
 ): Promise<Telemetry | undefined> {
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (options.spanProcessors === undefined && (endpoint === undefined || endpoint === '')) {
+    return undefined;
+  }
+  // The SDK's own off switch: honoured before anything is loaded.
+  if (options.spanProcessors === undefined && env.OTEL_SDK_DISABLED?.trim() === 'true') {
     return undefined;
   }
   if (tracingEnabled()) throw new Error('telemetry already started in this process');

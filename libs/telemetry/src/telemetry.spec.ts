@@ -22,6 +22,12 @@ describe('telemetry', () => {
   it('D7 stays off without an OTLP endpoint: no SDK, no span, no header', async () => {
     expect(await startTelemetry('test', {})).toBeUndefined();
     expect(await startTelemetry('test', { OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toBeUndefined();
+    expect(
+      await startTelemetry('test', {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318',
+        OTEL_SDK_DISABLED: 'true',
+      }),
+    ).toBeUndefined();
     expect(tracingEnabled()).toBe(false);
     const seen: unknown[] = [];
     await inSpan('off', {}, async (span) => void seen.push(span));

@@ -9,7 +9,7 @@ import {
   type ToolInteractionResponse,
   type UserMessage,
 } from '@tollgate/protocol';
-import { inSpan, SpanKind } from '@tollgate/telemetry';
+import { continueTrace, inSpan, SpanKind } from '@tollgate/telemetry';
 import type { KnownSessions } from '../journal/known-sessions.port';
 import type { PendingPrompt, PromptJournal } from '../journal/prompt-journal.port';
 import type { PlatformAdapter } from '../platform-adapter.port';
@@ -171,7 +171,15 @@ export class ForwardMessage {
     };
     const checked = parseCommand(command);
     if (!checked.ok) return { kind: 'refused', reason: checked.reason, detail: checked.detail };
-    await this.deps.commands.publish(command);
+    // Typed or clicked, an answer continues the trace of the output that showed its prompt.
+    await continueTrace(prompt.traceparent, () =>
+      inSpan('binding.click', INBOUND_SPAN, (span) => {
+        span?.setAttribute('tollgate.session.id', command.sessionId);
+        span?.setAttribute('tollgate.call.id', command.callId);
+        span?.setAttribute('tollgate.answer.via', 'text');
+        return this.deps.commands.publish(command);
+      }),
+    );
     return { kind: 'answered', command };
   }
 }

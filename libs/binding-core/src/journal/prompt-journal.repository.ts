@@ -347,7 +347,7 @@ export class PromptJournalRepository implements PromptJournal {
     // are found by the conversation they are shown in (their session id is not derived from
     // it). The approval API's have their own rule (pendingApprovalsFor).
     const rows: PendingRow[] = await dataSource.query(
-      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref
+      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref, traceparent
        FROM prompts
        WHERE status = 'pending'
          AND (session_id = $1
@@ -365,7 +365,7 @@ export class PromptJournalRepository implements PromptJournal {
     const dataSource = await this.db();
     // The partial index prompts_pending_api serves this lookup (its predicate repeated here).
     const rows: PendingRow[] = await dataSource.query(
-      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref
+      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref, traceparent
        FROM prompts
        WHERE status = 'pending' AND session_id LIKE '%-api-%' AND conversation = $1::jsonb
          AND request->'approvers' @> jsonb_build_array(jsonb_build_object('id', $2::text))`,
@@ -533,6 +533,7 @@ interface PendingRow {
   prompt_ref: string;
   request: ToolInteractionRequest | null;
   message_ref: MessageRef | null;
+  traceparent: string | null;
 }
 
 function pendingPrompts(rows: readonly PendingRow[]): PendingPrompt[] {
@@ -550,6 +551,7 @@ function pendingPrompts(rows: readonly PendingRow[]): PendingPrompt[] {
         ...(request.agent === undefined ? {} : { agent: request.agent }),
         request,
         messageRef,
+        ...(row.traceparent ? { traceparent: row.traceparent } : {}),
       };
     })
     .sort((a, b) => a.request.seq - b.request.seq);
