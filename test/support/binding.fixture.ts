@@ -80,7 +80,14 @@ export class BindingFixture {
       extraEnv,
     );
     fixture.observeCommands();
-    await fixture.start();
+    try {
+      await fixture.start();
+    } catch (error) {
+      // As the session service's fixture: a binding that never became ready is stopped and
+      // its streams deleted, not left holding storage on the shared server.
+      await fixture.dispose().catch(() => undefined);
+      throw error;
+    }
     return fixture;
   }
 

@@ -37,8 +37,15 @@ export class SessionServiceFixture {
       await connectTestNats(),
       extraEnv,
     );
-    await fixture.start();
-    fixture.outputs = await OutputLog.open(fixture.nc, fixture.prefix);
+    try {
+      await fixture.start();
+      fixture.outputs = await OutputLog.open(fixture.nc, fixture.prefix);
+    } catch (error) {
+      // A process that never became ready is still running, and the streams it made stay
+      // reserved on the shared server: stop and delete them, or every later start pays.
+      await fixture.dispose().catch(() => undefined);
+      throw error;
+    }
     return fixture;
   }
 
