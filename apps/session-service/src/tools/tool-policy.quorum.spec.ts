@@ -83,6 +83,10 @@ describe('G1 tool policy: quorum, approvers and separateApprover', () => {
     expect(problem(['tools:', '  write_note: { mode: approval, approvers: [A, A] }'])).toContain(
       'tools.write_note.approvers[1] names A twice',
     );
+    // Platform groups are not resolved yet (docs/protocol.md §9): refused, not taken for a person.
+    expect(
+      problem(['tools:', '  write_note: { mode: approval, approvers: [{ group: S01 }] }']),
+    ).toContain('tools.write_note.approvers[0] must be a person id or { id, name }');
     expect(
       problem(['tools:', '  write_note: { mode: approval, separateApprover: "yes" }']),
     ).toContain('tools.write_note.separateApprover must be true or false');
