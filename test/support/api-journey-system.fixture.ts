@@ -10,9 +10,9 @@ export interface ApiJourneySystem extends JourneySystem {
 /**
  * What an outside agent's journey through one platform needs: the platform's stand-in, its
  * built binding, the session service and approval-api, all on one prefix, so an HTTP request
- * becomes a prompt a person answers and the decision comes back to HTTP. `sessionEnv` and
- * `apiEnv` are added to those services' environments (a short timer poll, a short webhook
- * retry). Whatever started is stopped again if a later part fails to start.
+ * becomes a prompt a person answers and the decision comes back to HTTP. `sessionEnv`,
+ * `apiEnv` and `bindingEnv` are added to those services' environments (a short timer poll, a
+ * short webhook retry). Whatever started is stopped again if a later part fails to start.
  */
 export async function startApiJourneySystem(
   platform: Platform,
@@ -20,9 +20,14 @@ export async function startApiJourneySystem(
   {
     sessionEnv = {},
     apiEnv = {},
-  }: { sessionEnv?: Record<string, string>; apiEnv?: Record<string, string> } = {},
+    bindingEnv = {},
+  }: {
+    sessionEnv?: Record<string, string>;
+    apiEnv?: Record<string, string>;
+    bindingEnv?: Record<string, string>;
+  } = {},
 ): Promise<ApiJourneySystem> {
-  const system = await startJourneySystem(platform, tag, sessionEnv);
+  const system = await startJourneySystem(platform, tag, sessionEnv, bindingEnv);
   try {
     const approvals = await ApprovalApiSystem.start(`${tag}${platform}`, {
       prefix: system.session.prefix,
