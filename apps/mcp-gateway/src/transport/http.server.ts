@@ -8,7 +8,7 @@ import {
 import type { Logger } from 'pino';
 import type { McpAccess, McpAccessRefusal } from './mcp-access';
 import type { McpSessions } from './mcp-sessions';
-import { readBody, sendWebResponse, toWebRequest } from './node-web.adapter';
+import { writeRefusal } from './http-answers';
 
 /** The approval API's limit: an MCP message bigger than any approval it could ask for is refused. */
 const BODY_LIMIT = 4 * 1024 * 1024;
@@ -68,7 +68,7 @@ export function createHttpServer(
         return rpcError(res, 400, -32700, 'Parse error: the body is not JSON');
       }
     }
-    await sessions.handle(toWebRequest(req), parsed, (response) => sendWebResponse(response, res));
+    await sessions.handle(req, res, parsed);
   };
   return createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -91,5 +91,17 @@ function rpcError(
   message: string,
   data?: Record<string, unknown>,
 ): void {
-  json(res, status, { jsonrpc: '2.0', error: { code, message, data }, id: null });
+  writeRefusal(res, { status, code, message, data });
+}
+
+/** Reads a request body up to `limit` bytes; undefined when it is larger. */
+async function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

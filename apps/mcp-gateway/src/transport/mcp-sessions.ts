@@ -1,7 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeRefusal } from './http-answers';
+import { headerOf, type HttpRefusal, SESSION_NOT_FOUND } from './mcp-http-rules';
+import { NodeHttpTransport } from './node-http.transport';
 import {
   admitSession,
   duplicateRequestId,
@@ -13,7 +16,7 @@ import {
 } from './session-rules';
 
 interface Session {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly transport: NodeHttpTransport;
   readonly server: Server;
   /** The id once initialized; '' before. */
   id: string;
@@ -76,16 +79,12 @@ export class McpSessions {
     return { busy, idle: this.sessions.size - busy };
   }
 
-  /** Answers one HTTP exchange on `/mcp`, handing the response to `deliver` while it streams. */
-  async handle(
-    request: Request,
-    parsedBody: unknown,
-    deliver: (response: Response) => Promise<void>,
-  ): Promise<void> {
-    const id = request.headers.get('mcp-session-id');
-    let session = id === null ? undefined : this.sessions.get(id);
-    if (id !== null && session === undefined) {
-      if (!SESSION_ID.test(id)) return deliver(notFound());
+  /** Answers one HTTP exchange on `/mcp`; settles when its response is over. */
+  async handle(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+    const id = headerOf(req.headers, 'mcp-session-id');
+    let session = id === undefined ? undefined : this.sessions.get(id);
+    if (id !== undefined && session === undefined) {
+      if (!SESSION_ID.test(id)) return writeRefusal(res, SESSION_NOT_FOUND);
       let resumed = this.resuming.get(id);
       if (resumed === undefined) {
         resumed = this.admitted(() => this.resume(id)).finally(() => this.resuming.delete(id));
@@ -99,17 +98,17 @@ export class McpSessions {
         ? await this.admitted(() => this.open(() => randomUUID()))
         : await this.open(() => randomUUID());
     }
-    if (session === undefined) return deliver(this.sessionLimit());
+    if (session === undefined) return writeRefusal(res, this.sessionLimit());
     const ids = requestIdsOf(parsedBody);
     const duplicate = duplicateRequestId(session.requestIds, ids);
-    if (duplicate !== undefined) return deliver(this.duplicate(duplicate));
+    if (duplicate !== undefined) return writeRefusal(res, this.duplicate(duplicate));
     ids.forEach((requestId) => session.requestIds.add(requestId));
     session.open += 1;
     session.lastActive = this.now();
     try {
-      await deliver(await session.transport.handleRequest(request, { parsedBody }));
+      await session.transport.handle(req, res, parsedBody);
     } finally {
-      // The POST's stream has ended: its requests are answered, or their agent has left.
+      // The POST's answer is over: its requests are answered, or their agent has left.
       ids.forEach((requestId) => session.requestIds.delete(requestId));
       session.open -= 1;
       session.lastActive = this.now();
@@ -160,7 +159,7 @@ export class McpSessions {
 
   private async open(nextId: () => string): Promise<Session> {
     const server = this.newServer(() => session.id);
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new NodeHttpTransport({
       sessionIdGenerator: () => {
         session.id = nextId();
         return session.id;
@@ -192,61 +191,40 @@ export class McpSessions {
   /** Re-opens a session under its old id, initialized on the agent's behalf. */
   private async resume(id: string): Promise<Session> {
     const session = await this.open(() => id);
-    const initialize = await session.transport.handleRequest(
-      new Request('http://gateway/mcp', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: {
-            protocolVersion: LATEST_PROTOCOL_VERSION,
-            capabilities: {},
-            clientInfo: { name: 'resumed-session', version: '0' },
-          },
-        }),
-      }),
-    );
-    await initialize.text();
+    await session.transport.initializeUnseen({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'resumed-session', version: '0' },
+      },
+    });
     return session;
   }
 
-  private sessionLimit(): Response {
+  private sessionLimit(): HttpRefusal {
     this.events.refused('session_limit');
     // 429, not 503: the gateway is well; this agent must wait for a session to come free.
-    return Response.json(
-      {
-        jsonrpc: '2.0',
-        error: {
-          code: -32000,
-          message: `The gateway already holds its limit of ${this.limits.max} MCP sessions, each with a call in progress; try again shortly.`,
-          data: { reason: 'session_limit' },
-        },
-        id: null,
-      },
-      { status: 429, headers: { 'retry-after': String(RETRY_AFTER_S) } },
-    );
+    return {
+      status: 429,
+      code: -32000,
+      message: `The gateway already holds its limit of ${this.limits.max} MCP sessions, each with a call in progress; try again shortly.`,
+      data: { reason: 'session_limit' },
+      headers: { 'retry-after': String(RETRY_AFTER_S) },
+    };
   }
 
   /** Answered with id null: an error under the id would settle the agent's first request. */
-  private duplicate(id: RequestId): Response {
+  private duplicate(id: RequestId): HttpRefusal {
     this.events.refused('duplicate_request_id');
-    return Response.json(
-      {
-        jsonrpc: '2.0',
-        error: {
-          code: -32600,
-          message: `Request id ${JSON.stringify(id)} is already in progress on this session; a request id must be unique among a session's open requests.`,
-          data: { reason: 'duplicate_request_id', id },
-        },
-        id: null,
-      },
-      { status: 409 },
-    );
+    return {
+      status: 409,
+      code: -32600,
+      message: `Request id ${JSON.stringify(id)} is already in progress on this session; a request id must be unique among a session's open requests.`,
+      data: { reason: 'duplicate_request_id', id },
+    };
   }
 }
 
@@ -255,12 +233,5 @@ function initializes(body: unknown): boolean {
   return messages.some(
     (m) =>
       typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
-  );
-}
-
-function notFound(): Response {
-  return Response.json(
-    { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
-    { status: 404 },
   );
 }
