@@ -1,4 +1,4 @@
-import { standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
+import { type Quorum, standardOptions, type ToolInteractionRequest } from '@tollgate/protocol';
 import type { PromptView } from '../platform-adapter.port';
 
 /** Every mass-mention form of the three platforms, as a model or a chat user could write it. */
@@ -59,5 +59,26 @@ export function hostileViews(
       label: `Approve once ${text}`,
       resolvedBy: resolver,
     },
+    // G1: the tally names approvers by the names the platform gave their clicks (ids no
+    // platform mentions by, so the names themselves are shown).
+    { kind: 'pending', request: { ...request, quorum: hostileQuorum(request, text) } },
+    {
+      kind: 'resolved',
+      request,
+      optionKey: 'deny',
+      label: `Deny ${text}`,
+      resolvedBy: resolver,
+      approvals: hostileQuorum(request, text).approvals,
+    },
   ];
+}
+
+function hostileQuorum(request: ToolInteractionRequest, text: string): Quorum {
+  const at = request.occurredAt;
+  return {
+    required: 3,
+    approvals: [{ by: { id: 'approver-1', displayName: `Mallory ${text}` }, at }],
+    waitingFor: [{ id: 'approver-2', displayName: `Trent ${text}` }],
+    separateFrom: request.requester,
+  };
 }
