@@ -9,6 +9,7 @@ import {
 } from '../journal/session-store';
 import type { SessionCommand } from '../session/domain/sub-agent';
 import { reasonOf, routeFailure } from './scheduler-failure.policy';
+import { SessionMailbox } from './session-mailbox';
 
 export { isTransient } from './scheduler-failure.policy';
 
@@ -66,14 +67,6 @@ type Item =
       readonly done: Deferred<void>;
     };
 
-interface Worker {
-  readonly sessionId: string;
-  readonly queue: Item[];
-  started: boolean;
-  /** In `waiting` for a turn slot. */
-  waiting: boolean;
-}
-
 /**
  * Decides the commands of each session one at a time, in arrival order, while any number of
  * sessions (up to TOLLGATE_MAX_TURNS) wait on the model or a tool at once (S14, S15).
@@ -86,31 +79,37 @@ interface Worker {
  * delay, in this process (S18); a session whose journal cannot be replayed is quarantined.
  */
 export class SessionScheduler {
-  private readonly workers = new Map<string, Worker>();
-  private readonly waiting: Worker[] = [];
-  private readonly running = new Set<Promise<void>>();
-  private active = 0;
-  private stopping = false;
+  private readonly mailbox: SessionMailbox<Item>;
   private readonly logger: Logger;
 
   constructor(private readonly options: SessionSchedulerOptions) {
     this.logger = options.logger.child({ component: 'session-scheduler' });
+    this.mailbox = new SessionMailbox<Item>({
+      maxActive: options.maxTurns,
+      process: (sessionId, item) => this.process(sessionId, item),
+      onFailure: (sessionId, item, error) => {
+        // The journal holds the truth; the item is dropped rather than retried in a loop.
+        this.logger.error({ err: error, sessionId }, 'session worker failed');
+        if (item.kind === 'timer') item.done.reject(error);
+      },
+      ...(options.onTurns === undefined ? {} : { onActive: options.onTurns }),
+    });
+  }
+
+  private get stopping(): boolean {
+    return this.mailbox.isStopping;
   }
 
   /** Resolves once the command is durable (decided in part, queued, or a duplicate). */
   submit(command: SessionCommand): Promise<Submitted> {
-    const existing = this.workers.get(command.sessionId);
-    if (!existing && this.active < this.options.maxTurns && !this.stopping) {
+    if (this.mailbox.wouldStartNow(command.sessionId)) {
       const submitted = deferred<Submitted>();
-      const worker = this.worker(command.sessionId);
-      worker.queue.push({ kind: 'direct', command, submitted });
-      this.start(worker);
+      this.mailbox.post(command.sessionId, { kind: 'direct', command, submitted });
       return submitted.promise;
     }
-    const worker = existing ?? this.worker(command.sessionId);
     const enqueued = this.options.store.queue(command);
-    // Pushed now, in arrival order; the worker waits for the row before deciding it.
-    worker.queue.push({
+    // Posted now, in arrival order; its turn waits for the row before deciding it.
+    this.mailbox.post(command.sessionId, {
       kind: 'queued',
       command,
       position: enqueued.then(
@@ -118,7 +117,6 @@ export class SessionScheduler {
         () => undefined,
       ),
     });
-    this.start(worker);
     return enqueued.then((r) => r.kind);
   }
 
@@ -127,15 +125,13 @@ export class SessionScheduler {
     inFlight: readonly string[],
     queued: readonly { position: string; command: SessionCommand }[],
   ) {
-    for (const sessionId of inFlight) {
-      const worker = this.workers.get(sessionId) ?? this.worker(sessionId);
-      worker.queue.push({ kind: 'recover' });
-      this.start(worker);
-    }
+    for (const sessionId of inFlight) this.mailbox.post(sessionId, { kind: 'recover' });
     for (const { position, command } of queued) {
-      const worker = this.workers.get(command.sessionId) ?? this.worker(command.sessionId);
-      worker.queue.push({ kind: 'queued', command, position: Promise.resolve(position) });
-      this.start(worker);
+      this.mailbox.post(command.sessionId, {
+        kind: 'queued',
+        command,
+        position: Promise.resolve(position),
+      });
     }
   }
 
@@ -149,20 +145,18 @@ export class SessionScheduler {
       done.reject(new Error('the scheduler is stopping'));
       return done.promise;
     }
-    const worker = this.workers.get(sessionId) ?? this.worker(sessionId);
-    worker.queue.push({ kind: 'timer', decide, done });
-    this.start(worker);
+    this.mailbox.post(sessionId, { kind: 'timer', decide, done });
     return done.promise;
   }
 
   /** Sessions with a turn being decided right now. */
   get turnsInFlight(): number {
-    return this.active;
+    return this.mailbox.activeSessions;
   }
 
   /** Sessions holding a worker (deciding, or waiting for a turn slot). */
   get sessionsBusy(): number {
-    return this.workers.size;
+    return this.mailbox.busySessions;
   }
 
   /**
@@ -170,88 +164,26 @@ export class SessionScheduler {
    * is still running then is in flight in the journal and the next process resumes it.
    */
   async drain(deadlineMs: number): Promise<void> {
-    this.stopping = true;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
-    await Promise.race([Promise.all([...this.running]), deadline]);
-    clearTimeout(timer);
+    await this.mailbox.stop(deadlineMs);
   }
 
-  private worker(sessionId: string): Worker {
-    const worker: Worker = { sessionId, queue: [], started: false, waiting: false };
-    this.workers.set(sessionId, worker);
-    return worker;
-  }
-
-  private start(worker: Worker): void {
-    if (worker.started) return;
-    if (this.active >= this.options.maxTurns || this.stopping) {
-      if (!worker.waiting) {
-        worker.waiting = true;
-        this.waiting.push(worker);
-      }
-      return;
-    }
-    worker.started = true;
-    this.active += 1;
-    this.options.onTurns?.(this.active);
-    const run = this.run(worker);
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run));
-  }
-
-  private async run(worker: Worker): Promise<void> {
-    try {
-      while (worker.queue.length > 0 && !this.stopping) {
-        const item = worker.queue[0];
-        if (item) await this.process(worker, item);
-        worker.queue.shift();
-      }
-    } catch (error) {
-      // Only a stop interrupts a retry; anything else is a bug. The journal holds the truth,
-      // and the item is dropped rather than retried in a tight loop.
-      if (!this.stopping) {
-        this.logger.error({ err: error, sessionId: worker.sessionId }, 'session worker failed');
-        const dropped = worker.queue.shift();
-        if (dropped?.kind === 'timer') dropped.done.reject(error);
-      }
-    } finally {
-      worker.started = false;
-      this.active -= 1;
-      this.options.onTurns?.(this.active);
-      // Checked synchronously after the last await, so no command slips in unseen.
-      if (worker.queue.length === 0) this.workers.delete(worker.sessionId);
-      else if (!this.stopping) {
-        worker.waiting = true;
-        this.waiting.unshift(worker);
-      }
-      this.next();
-    }
-  }
-
-  private next(): void {
-    while (this.active < this.options.maxTurns && !this.stopping) {
-      const worker = this.waiting.shift();
-      if (!worker) return;
-      worker.waiting = false;
-      this.start(worker);
-    }
-  }
-
-  private async process(worker: Worker, item: Item): Promise<void> {
+  private async process(sessionId: string, item: Item): Promise<void> {
     switch (item.kind) {
       case 'direct':
-        return this.decideDirect(worker, item);
+        return this.decideDirect(sessionId, item);
       case 'queued':
-        return this.decideQueued(worker, item);
+        return this.decideQueued(sessionId, item);
       case 'recover':
-        return this.settle(worker.sessionId, 'recovery of a turn left in flight');
+        return this.settle(sessionId, 'recovery of a turn left in flight');
       case 'timer':
-        return this.decideTimer(worker, item);
+        return this.decideTimer(sessionId, item);
     }
   }
 
-  private async decideTimer(worker: Worker, item: Extract<Item, { kind: 'timer' }>): Promise<void> {
+  private async decideTimer(
+    sessionId: string,
+    item: Extract<Item, { kind: 'timer' }>,
+  ): Promise<void> {
     try {
       await item.decide();
       item.done.resolve();
@@ -261,17 +193,17 @@ export class SessionScheduler {
         case 'recover':
           // Its ledger row committed: the timer is spent, and its turn is recovered here.
           item.done.resolve();
-          return this.settle(worker.sessionId, 'a timer decision that failed part-way');
+          return this.settle(sessionId, 'a timer decision that failed part-way');
         case 'end_turn':
           item.done.resolve();
           this.logger.error(
-            { err: causeOf(error), sessionId: worker.sessionId },
+            { err: causeOf(error), sessionId },
             'a timer decision failed after a partial commit and cannot be retried; ending its turn',
           );
-          await this.endTurn(worker.sessionId);
+          await this.endTurn(sessionId);
           return;
         case 'quarantine':
-          await this.quarantine(worker.sessionId, error);
+          await this.quarantine(sessionId, error);
           item.done.resolve();
           return;
         default:
@@ -293,7 +225,7 @@ export class SessionScheduler {
   }
 
   private async decideDirect(
-    worker: Worker,
+    sessionId: string,
     item: Extract<Item, { kind: 'direct' }>,
   ): Promise<void> {
     const { command, submitted } = item;
@@ -308,9 +240,9 @@ export class SessionScheduler {
       switch (route.kind) {
         case 'recover':
         case 'end_turn':
-          return this.afterPartialCommit(worker.sessionId, command, error, route.kind);
+          return this.afterPartialCommit(sessionId, command, error, route.kind);
         case 'quarantine':
-          await this.quarantine(worker.sessionId, error);
+          await this.quarantine(sessionId, error);
           break;
         default:
           break;
@@ -363,7 +295,7 @@ export class SessionScheduler {
   }
 
   private async decideQueued(
-    worker: Worker,
+    sessionId: string,
     item: Extract<Item, { kind: 'queued' }>,
   ): Promise<void> {
     const position = await item.position;
@@ -389,13 +321,13 @@ export class SessionScheduler {
         switch (route.kind) {
           case 'recover':
           case 'end_turn':
-            return this.afterPartialCommit(worker.sessionId, command, error, route.kind);
+            return this.afterPartialCommit(sessionId, command, error, route.kind);
           case 'quarantine':
-            return this.quarantine(worker.sessionId, error);
+            return this.quarantine(sessionId, error);
           case 'dead_letter':
             // Its message was acked when it was queued: dead-letter the command ourselves.
             this.logger.error(
-              { err: error, sessionId: worker.sessionId, commandId: command.id },
+              { err: error, sessionId, commandId: command.id },
               'a queued command cannot be decided; dead-lettering it',
             );
             await this.retrying(`dead-lettering ${command.id}`, async () => {
@@ -404,7 +336,7 @@ export class SessionScheduler {
             });
             return;
           default:
-            await this.pause(attempt, error, worker.sessionId);
+            await this.pause(attempt, error, sessionId);
         }
       }
     }
