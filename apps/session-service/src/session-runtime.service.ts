@@ -37,6 +37,8 @@ import { commandMessageHandler } from './commands/command.consumer';
 import { HandleCommand } from './commands/handle-command.usecase';
 import { SessionScheduler } from './commands/session-scheduler';
 import { pruneJournalTables } from './journal/journal-housekeeping';
+import { auditEndedGrants } from './grants/grant-end.sweep';
+import { pruneAudit } from '@tollgate/audit';
 import { failpointFor } from './journal/failpoint';
 import { type DecideOptions, SessionStore } from './journal/session-store';
 import { isSubAgentCommand, type SessionCommand } from './session/domain/sub-agent';
@@ -145,10 +147,21 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     });
     this.relay.start();
     observePendingPrompts(this.metrics.registry, dataSource);
+    // Only the leader gets here, so one replica prunes and records ends, never two at once.
     this.housekeeping = setInterval(() => {
       pruneJournalTables(dataSource).then(
         (pruned) => this.logger.debug(pruned, 'pruned journal tables'),
         (error: unknown) => this.logger.warn({ err: error }, 'pruning journal tables failed'),
+      );
+      // G4: grants that lapsed or ran out reach the audit trail; old audit days are pruned
+      // whole, their heads kept (as `tollgate audit prune` does).
+      auditEndedGrants(dataSource).then(
+        (ended) => this.logger.debug({ ended }, 'recorded ended grants'),
+        (error: unknown) => this.logger.warn({ err: error }, 'recording ended grants failed'),
+      );
+      pruneAudit(dataSource, this.config.TOLLGATE_AUDIT_RETENTION_DAYS).then(
+        (pruned) => this.logger.debug(pruned, 'pruned audit days'),
+        (error: unknown) => this.logger.warn({ err: error }, 'pruning audit days failed'),
       );
     }, HOUSEKEEPING_INTERVAL_MS);
     this.housekeeping.unref();

@@ -1,3 +1,4 @@
+import { auditRetentionDays } from '@tollgate/audit';
 import { type BaseConfig, ConfigError, loadConfig } from '@tollgate/service-runtime';
 import { z } from 'zod';
 import type { CheckpointName } from './session/domain/session-recorder';
@@ -48,6 +49,18 @@ const ownShape = {
         .max(365 * 86_400_000),
     )
     .default(24 * 3_600_000),
+  /** G4: the leader prunes whole audit days older than this (same rule as `audit prune`). */
+  TOLLGATE_AUDIT_RETENTION_DAYS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return auditRetentionDays(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
 };
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -73,6 +86,7 @@ export type SessionServiceConfig = BaseConfig & {
   TOLLGATE_TIMER_POLL_MS: number;
   TOLLGATE_TEST_CLOCK_OFFSET_MS?: number;
   TOLLGATE_SESSION_GRANT_TTL: number;
+  TOLLGATE_AUDIT_RETENTION_DAYS: number;
 };
 
 export function loadSessionServiceConfig(env: NodeJS.ProcessEnv): SessionServiceConfig {

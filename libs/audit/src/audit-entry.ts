@@ -10,6 +10,8 @@ export const AUDIT_KINDS = [
   'refusal',
   'grant_given',
   'grant_used',
+  'grant_revoked',
+  'grant_expired',
   'run',
   'result',
   'abandon',

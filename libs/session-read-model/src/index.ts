@@ -20,4 +20,6 @@ export * from './migrations/tool-grants.migration';
 export * from './migrations/tool-grants-per-person.migration';
 export * from './migrations/tool-grants-per-client.migration';
 export * from './migrations/session-grants.migration';
+export * from './migrations/tool-grants-scoped.migration';
+export * from './migrations/grant-ends-audited.migration';
 export * from './migrations/outbox-traceparent.migration';

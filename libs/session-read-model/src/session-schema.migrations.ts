@@ -4,6 +4,7 @@ import { ToolGrantsPerClient1796083200000 } from './migrations/tool-grants-per-c
 import { ToolGrantsPerPerson1795998600000 } from './migrations/tool-grants-per-person.migration';
 import { ToolGrants1764633600000 } from './migrations/tool-grants.migration';
 import { ToolGrantsScoped1796343000000 } from './migrations/tool-grants-scoped.migration';
+import { GrantEndsAudited1796344000000 } from './migrations/grant-ends-audited.migration';
 
 /**
  * Every migration of the session-service's schema, in order: the service runs them at start
@@ -17,4 +18,5 @@ export const SESSION_SCHEMA_MIGRATIONS = [
   ToolGrantsPerClient1796083200000,
   SessionGrants1796169600000,
   ToolGrantsScoped1796343000000,
+  GrantEndsAudited1796344000000,
 ];

@@ -1,4 +1,5 @@
 import type { Conversation, Person } from '@tollgate/protocol';
+import { appendAudit, type AuditDraft, type AuditWho } from '@tollgate/audit';
 import type { DataSource } from 'typeorm';
 
 /** G3: a person's "Always allow" for a tool as it stands, for the session to check and spend. */
@@ -168,8 +169,11 @@ export class ToolGrantsRepository {
     return rows.map(toRecord);
   }
 
-  /** Revokes the grants in force that match `filter`; returns what it revoked. */
-  async revoke(filter: GrantFilter): Promise<GrantRecord[]> {
+  /**
+   * Revokes the grants in force that match `filter`; returns what it revoked. G4: each
+   * revocation is a `grant_revoked` audit entry by `actor`, in the same transaction.
+   */
+  async revoke(filter: GrantFilter, actor: AuditWho | null = null): Promise<GrantRecord[]> {
     const dataSource = await this.dataSource();
     return dataSource.transaction(async (manager) => {
       const [always]: [GrantRow[], number] = await manager.query(
@@ -188,9 +192,47 @@ export class ToolGrantsRepository {
                    NULL::jsonb AS scope, NULL::int AS uses_left, NULL::int AS uses_granted`,
         parameters(filter),
       );
-      return [...always, ...session].map(toRecord).sort(byKey);
+      const revoked = [...always, ...session].map(toRecord).sort(byKey);
+      const [{ now }] = await manager.query<{ now: Date }[]>(`SELECT now() AS now`);
+      await appendAudit(
+        manager,
+        revoked.map((g) => grantEndEntry('grant_revoked', g, new Date(now).toISOString(), actor)),
+      );
+      return revoked;
     });
   }
+}
+
+/** G4: a grant that stopped (revoked, lapsed, used up) as an audit entry about its owner's grant. */
+export function grantEndEntry(
+  kind: 'grant_revoked' | 'grant_expired',
+  grant: GrantRecord,
+  at: string,
+  who: AuditWho | null,
+  detail: Record<string, unknown> = {},
+): AuditDraft {
+  return {
+    at,
+    kind,
+    sessionId: grant.sessionId,
+    callId: null,
+    who,
+    via: null,
+    argumentsHash: null,
+    detail: {
+      grant: grant.kind,
+      owner: grant.personId,
+      platform: grant.platform,
+      workspaceId: grant.workspaceId,
+      tool: grant.toolName,
+      grantedAt: grant.grantedAt.toISOString(),
+      ...(grant.clientId === '' ? {} : { clientId: grant.clientId }),
+      ...(grant.scope ? { scope: grant.scope } : {}),
+      ...(grant.usesLeft === undefined ? {} : { usesLeft: grant.usesLeft }),
+      ...(grant.expiresAt ? { expiresAt: grant.expiresAt.toISOString() } : {}),
+      ...detail,
+    },
+  };
 }
 
 function parameters(filter: GrantFilter): (string | null)[] {

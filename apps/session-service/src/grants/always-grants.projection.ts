@@ -120,6 +120,7 @@ export async function projectAlwaysGrants(
            uses_granted = EXCLUDED.uses_granted,
            uses_left = EXCLUDED.uses_left,
            expires_at = EXCLUDED.expires_at,
+           end_audited_at = NULL,
            revoked_at = NULL
        WHERE tool_grants.revoked_at IS NULL OR tool_grants.revoked_at < EXCLUDED.granted_at`,
     [

@@ -45,6 +45,7 @@ export async function projectSessionGrants(
        SET granted_by = EXCLUDED.granted_by,
            granted_at = EXCLUDED.granted_at,
            expires_at = EXCLUDED.expires_at,
+           end_audited_at = NULL,
            revoked_at = NULL
        WHERE session_grants.revoked_at IS NULL OR session_grants.revoked_at < EXCLUDED.granted_at`,
     [

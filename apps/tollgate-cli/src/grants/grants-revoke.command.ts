@@ -1,3 +1,5 @@
+import { userInfo } from 'node:os';
+import type { AuditWho } from '@tollgate/audit';
 import { type CliCommand, EXIT, UsageError } from '../cli-command';
 import {
   describeFilter,
@@ -36,7 +38,8 @@ export const GRANTS_REVOKE: CliCommand = {
         'refusing to revoke every grant: name a --platform, --workspace, --person or --tool, or pass --all',
       );
     }
-    const revoked = await (await sessionDatabase()).grants.revoke(filter);
+    // G4: the audit trail names who revoked: the operator's account on this machine.
+    const revoked = await (await sessionDatabase()).grants.revoke(filter, operator());
     if (revoked.length === 0) {
       io.out(`no grant matched ${describeFilter(filter)}; nothing revoked`);
       return EXIT.ok;
@@ -46,3 +49,13 @@ export const GRANTS_REVOKE: CliCommand = {
     return EXIT.ok;
   },
 };
+
+function operator(): AuditWho {
+  let name: string;
+  try {
+    name = userInfo().username;
+  } catch {
+    name = process.env.USER ?? 'unknown';
+  }
+  return { id: name, platform: 'operator' };
+}
