@@ -9,6 +9,7 @@ import type { BindingFixture } from '../support/binding.fixture';
 import { alice, bob } from '../support/commands';
 import type { SessionServiceFixture } from '../support/session-service.fixture';
 import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
+import { tollgate } from '../support/tollgate-cli';
 import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
 
@@ -137,6 +138,13 @@ describe.each(platforms)('G1 — two-person rule and quorum, whole system throug
     expect(one.text).toMatch(/✓ .*Bob/);
     expect(await journalTypes(sessionId)).toContain('ToolApprovalCounted');
     expect(await runs(sessionId)).toBe(0);
+    // The operator sees how far the tally has got.
+    const cliEnv = {
+      DATABASE_URL: session.env().DATABASE_URL,
+      DATABASE_SCHEMA: session.env().DATABASE_SCHEMA,
+    };
+    const show = await tollgate(['sessions', 'show', sessionId], cliEnv);
+    expect(show.stdout).toMatch(/ pending age=\d+s tally=1\/2 approved_by=U_BOB$/m);
 
     let before = driver.notices().length;
     await click(one, 'Approve once', alice);

@@ -1,5 +1,10 @@
-import { isSessionId } from '@tollgate/protocol';
-import { decisionFor, pendingApiApprovals, pendingPrompts } from '@tollgate/session-read-model';
+import { isSessionId, type Quorum } from '@tollgate/protocol';
+import {
+  decisionFor,
+  ownEntry,
+  pendingApiApprovals,
+  pendingPrompts,
+} from '@tollgate/session-read-model';
 import { type CliCommand, CliFailure, EXIT, UsageError } from '../cli-command';
 import { field } from '../grants/grant.formatter';
 import { ageOf } from '../pending/pending-prompts.report';
@@ -90,7 +95,8 @@ function viewLines(sessionId: string, view: SessionView, now: Date): string[] {
           (decision !== undefined
             ? `answered option=${decision.optionKey} approved=${decision.approved}`
             : pending.some((p) => p.callId === call.callId)
-              ? `pending age=${ageOf(view.requestedAt.get(call.requestedSeq), now)}`
+              ? `pending age=${ageOf(view.requestedAt.get(call.requestedSeq), now)}` +
+                tallyText(ownEntry(state.requested, call.callId)?.request.quorum)
               : 'unanswered'),
       );
     }
@@ -101,7 +107,8 @@ function viewLines(sessionId: string, view: SessionView, now: Date): string[] {
       lines.push(
         `  ${field('approval', approvalId)} ${field('tool', approval.request.toolName)} ` +
           `requested_seq=${approval.requestedSeq} ` +
-          `pending age=${ageOf(view.requestedAt.get(approval.requestedSeq), now)}`,
+          `pending age=${ageOf(view.requestedAt.get(approval.requestedSeq), now)}` +
+          tallyText(approval.request.quorum),
       );
     }
   }
@@ -146,6 +153,7 @@ function viewJson(sessionId: string, view: SessionView, now: Date): object {
         requestedSeq: call.requestedSeq,
         pending: pendingPrompts(state).some((p) => p.callId === call.callId),
         decision: decision ?? null,
+        tally: tallyJson(ownEntry(state.requested, call.callId)?.request.quorum),
         requestedAt: at?.toISOString() ?? null,
         ageSeconds:
           decision === undefined && at !== undefined
@@ -159,4 +167,20 @@ function viewJson(sessionId: string, view: SessionView, now: Date): object {
     queuedCommands: view.queuedCommands,
     quarantined: view.quarantined ?? null,
   };
+}
+
+/** G1: how far a prompt with a quorum has got, and who approved (ids, oldest first). */
+function tallyText(quorum: Quorum | undefined): string {
+  if (quorum === undefined) return '';
+  const by = quorum.approvals.map((a) => a.by.id).join(',');
+  return ` tally=${quorum.approvals.length}/${quorum.required}${by === '' ? '' : ` approved_by=${by}`}`;
+}
+
+function tallyJson(quorum: Quorum | undefined): object | null {
+  return quorum === undefined
+    ? null
+    : {
+        required: quorum.required,
+        approvals: quorum.approvals.map((a) => ({ id: a.by.id, at: a.at })),
+      };
 }
