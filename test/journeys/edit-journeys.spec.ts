@@ -31,7 +31,7 @@ const REQUESTERS: Record<Platform, Person> = {
 };
 
 /** The platforms whose driver can open and submit an edit form. */
-const platforms: Platform[] = ['slack', 'discord'];
+const platforms: Platform[] = ['slack', 'discord', 'mattermost'];
 
 describe.each(platforms)(
   'G2 — approve with edited arguments, whole system through %s',

@@ -9,6 +9,8 @@ import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-ru
 import type { Logger } from 'pino';
 import { ChannelMembership } from './inbound/channel-membership.cache';
 import { MattermostActionsController } from './inbound/mattermost-actions.controller';
+import { MattermostDialogsController } from './inbound/mattermost-dialogs.controller';
+import { MattermostDialogs } from './platform/mattermost-dialogs';
 import { MattermostCommandsController } from './inbound/mattermost-commands.controller';
 import { UserNames } from './inbound/user-names.cache';
 import { VerifyTypedAnswer } from './inbound/verify-typed-answer.usecase';
@@ -64,9 +66,20 @@ export class MattermostBindingModule {
           adapter: { provide: PLATFORM_ADAPTER, useValue: adapter },
         }),
       ],
-      controllers: [MattermostActionsController, MattermostCommandsController],
+      controllers: [
+        MattermostActionsController,
+        MattermostCommandsController,
+        MattermostDialogsController,
+      ],
       providers: [
         { provide: MATTERMOST_CONFIG, useValue: config },
+        {
+          provide: MattermostDialogs,
+          useValue: new MattermostDialogs(
+            { url: config.MATTERMOST_URL, token: config.MATTERMOST_TOKEN },
+            `${config.MATTERMOST_PUBLIC_URL.replace(/\/+$/, '')}/mattermost/dialogs`,
+          ),
+        },
         { provide: ChannelMembership, useValue: membership },
         { provide: UserNames, useValue: names },
         {

@@ -17,5 +17,6 @@ export * from './discord-modals.fake';
 
 export * from './mattermost-api.fake';
 export * from './mattermost-inbound.payloads';
+export * from './mattermost-dialogs.fake';
 
 export * from './openai-api.fake';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FaultQueue, type FaultScope } from './fault-queue';
 import { LocalHttpServer } from './local-http-server';
+import { type FakeMattermostDialog, MattermostDialogsFake } from './mattermost-dialogs.fake';
 
 /**
  * A local Mattermost REST API v4, as `@mattermost/client`'s Client4 calls it (`setUrl(base)`
@@ -46,6 +47,7 @@ export type MattermostRoute =
   | 'getChannelMember'
   | 'getMe'
   | 'getUser'
+  | 'openDialog'
   | 'unknown';
 
 export interface MattermostApiCall {
@@ -162,6 +164,21 @@ export class MattermostApiFake {
   /** User id → username, for people given one; any other member's username is their id. */
   private usernames = new Map<string, string>();
   private readonly faults = new FaultQueue<MattermostRoute, MattermostFault>();
+  /** G2: trigger_ids handed out with action callbacks, and the dialogs opened with them. */
+  private readonly dialogFake = new MattermostDialogsFake();
+
+  /**
+   * A trigger_id for an action callback sent as `userId` in `channelId`: good for one
+   * `actions/dialogs/open` within 3 s, as the server's are.
+   */
+  issueTriggerId(userId: string, channelId: string): string {
+    return this.dialogFake.issueTrigger(userId, channelId);
+  }
+
+  /** Every interactive dialog opened so far, oldest first. */
+  get dialogs(): FakeMattermostDialog[] {
+    return this.dialogFake.dialogs;
+  }
   private latencyMs = 0;
   // Never reset: a time handed out before reset() must stay ordered after it.
   private lastCreateAt = 0;
@@ -439,6 +456,12 @@ export class MattermostApiFake {
         return this.channelMember(parts[1], parts[3]);
       case 'getUser':
         return this.user(parts[1]);
+      case 'openDialog': {
+        const opened = this.dialogFake.open(record);
+        return opened.ok
+          ? ok(200, { status: 'OK' })
+          : error(opened.status, 'api.action.open_dialog.app_error', opened.message);
+      }
       default:
         return error(404, 'api.context.404.app_error', `no route ${rest}`);
     }
@@ -671,6 +694,7 @@ function routeOf(method: string, rest: string): MattermostRoute {
   if (method === 'POST' && path === 'posts/ephemeral') return 'createPostEphemeral';
   if (method === 'GET' && path === 'users/me') return 'getMe';
   if (method === 'GET' && /^users\/[^/]+$/.test(path)) return 'getUser';
+  if (method === 'POST' && path === 'actions/dialogs/open') return 'openDialog';
   if (method === 'PUT' && /^posts\/[^/]+$/.test(path)) return 'updatePost';
   if (method === 'PUT' && /^posts\/[^/]+\/patch$/.test(path)) return 'patchPost';
   if (method === 'GET' && /^posts\/[^/]+$/.test(path)) return 'getPost';

@@ -3,6 +3,7 @@ import { signAction } from '../../../apps/mattermost-binding/src/inbound/action-
 import {
   MATTERMOST_FAKE_DEFAULTS,
   MattermostApiFake,
+  type FakeMattermostDialog,
   type FakeMattermostPost,
   type MattermostApiCall,
   type MattermostFault,
@@ -11,6 +12,7 @@ import {
 } from '@tollgate/platform-standins';
 import {
   actionCallbackBody,
+  dialogSubmissionBody,
   outgoingWebhookBody,
   slashCommandBody,
   tamperedContext,
@@ -23,6 +25,7 @@ import type {
   CallScope,
   ChatButton,
   ChatMessageView,
+  EditFormView,
   PlatformCall,
   PlatformDriver,
   PlatformFault,
@@ -194,6 +197,58 @@ export class MattermostDriver implements PlatformDriver {
    * context (the one no client ever sees) to the stored integration URL, here the binding under
    * test at that URL's path. `forged` and `stale` tamper with that context (see tamperedContext).
    */
+  async openEditForm(
+    bindingUrl: string,
+    message: ChatMessageView,
+    button: ChatButton,
+    clicker: Person,
+  ): Promise<{ response: Response; form?: EditFormView }> {
+    const before = this.fake.dialogs.length;
+    const response = await this.click(bindingUrl, message, button, clicker);
+    const dialog = this.fake.dialogs.slice(before).find((d) => d.userId === clicker.id);
+    return {
+      response,
+      ...(dialog
+        ? {
+            form: {
+              fields: dialog.elements.map((e) => ({
+                label: e.displayName,
+                value: e.default ?? '',
+                ...(e.helpText === undefined ? {} : { hint: e.helpText }),
+              })),
+              raw: dialog,
+            },
+          }
+        : {}),
+    };
+  }
+
+  async submitEditForm(
+    bindingUrl: string,
+    form: EditFormView,
+    clicker: Person,
+    values: Readonly<Record<string, string>>,
+  ): Promise<Response> {
+    const dialog = form.raw as FakeMattermostDialog;
+    const byName = Object.fromEntries(
+      dialog.elements.flatMap((e) =>
+        Object.hasOwn(values, e.displayName) ? [[e.name, values[e.displayName]]] : [],
+      ),
+    );
+    return fetch(`${bindingUrl}${new URL(dialog.url).pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(
+        dialogSubmissionBody({
+          dialog,
+          userId: clicker.id,
+          teamId: MATTERMOST_FAKE_DEFAULTS.teamId,
+          values: byName,
+        }),
+      ),
+    });
+  }
+
   async click(
     bindingUrl: string,
     message: ChatMessageView,
@@ -210,6 +265,7 @@ export class MattermostDriver implements PlatformDriver {
       channelId: message.channelId,
       postId: message.messageId,
       context,
+      triggerId: this.fake.issueTriggerId(clicker.id, message.channelId),
     });
     const response = await fetch(`${bindingUrl}${new URL(integration.url).pathname}`, {
       method: 'POST',

@@ -7,7 +7,17 @@ import {
   Post,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ForwardClick, PromptJournalRepository, readInbound } from '@tollgate/binding-core';
+import { randomBytes } from 'node:crypto';
+import {
+  EDIT_ACTION,
+  ForwardClick,
+  OpenEditForm,
+  PromptJournalRepository,
+  readInbound,
+} from '@tollgate/binding-core';
+import { MattermostDialogs } from '../platform/mattermost-dialogs';
+import { renderMattermostEditDialog } from '../rendering/mattermost-edit-dialog.renderer';
+import type { ActionContext } from './action-signature';
 import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { MattermostBindingConfig } from '../mattermost-binding.config';
@@ -29,6 +39,9 @@ const EXPIRED_NOTICE = 'This request is no longer valid; nothing was run.';
 const NOT_A_MEMBER_NOTICE =
   'Only members of this channel can answer this request; nothing was run.';
 const RETRY_NOTICE = 'Tollgate could not take that click just now; please try again.';
+const NOT_EDITABLE_NOTICE = 'This request cannot be edited.';
+const FORM_NOT_OPENED_NOTICE =
+  'Tollgate could not open the edit form just now; nothing was run. Click again.';
 
 /**
  * Button clicks become ToolInteractionResponse commands carrying the clicker. Mattermost signs
@@ -47,6 +60,8 @@ export class MattermostActionsController {
     @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
     private readonly refusals: InboundRefusals,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+    private readonly openEditForm: OpenEditForm,
+    private readonly dialogs: MattermostDialogs,
   ) {}
 
   @Post('actions')
@@ -88,6 +103,9 @@ export class MattermostActionsController {
         log.warn('refused a Mattermost action by someone not in the channel');
         return { ephemeral_text: NOT_A_MEMBER_NOTICE };
       }
+      if (optionKey === EDIT_ACTION) {
+        return await this.openEdit(verdict.context, promptRef, str(body?.trigger_id), log);
+      }
       // The body's user_name is unsigned: the approver's name is the server's (X13).
       const userName = await this.names.nameOf(userId);
       const result = await this.forwardClick.execute({
@@ -105,6 +123,37 @@ export class MattermostActionsController {
       return { ephemeral_text: EXPIRED_NOTICE };
     } catch (error) {
       return this.failed(error, log);
+    }
+  }
+
+  /**
+   * G2: "Edit & approve" opens the dialog at once with the click's trigger_id, from the
+   * binding's journal alone (the session service may be stopped). The dialog carries the
+   * button's own signed context back, which is all its submission is believed for.
+   */
+  private async openEdit(
+    context: ActionContext,
+    promptRef: string,
+    triggerId: string | undefined,
+    log: Logger,
+  ): Promise<ActionReply> {
+    if (!triggerId) return { ephemeral_text: FORM_NOT_OPENED_NOTICE };
+    const opened = await this.openEditForm.execute(promptRef);
+    if (opened.kind !== 'form') {
+      return {
+        ephemeral_text: opened.kind === 'not_editable' ? NOT_EDITABLE_NOTICE : EXPIRED_NOTICE,
+      };
+    }
+    const callbackId = `tge${randomBytes(12).toString('hex')}`;
+    try {
+      await this.dialogs.open(
+        triggerId,
+        renderMattermostEditDialog(opened.form, context, callbackId),
+      );
+      return {};
+    } catch (error) {
+      log.warn({ err: error }, 'could not open the Mattermost edit dialog; telling the clicker');
+      return { ephemeral_text: FORM_NOT_OPENED_NOTICE };
     }
   }
 

@@ -2,4 +2,6 @@
 export const MATTERMOST_ENDPOINTS = {
   actions: '/mattermost/actions',
   commands: '/mattermost/commands',
+  /** G2: "Edit & approve" dialog submissions. */
+  dialogs: '/mattermost/dialogs',
 } as const;

@@ -24,6 +24,20 @@ export const mattermostActionSchema = z.object({
 
 export type MattermostAction = z.infer<typeof mattermostActionSchema>;
 
+/** G2: what Mattermost POSTs to a dialog's `url` on submit (SubmitDialogRequest). */
+export const mattermostDialogSubmissionSchema = z.object({
+  type: text,
+  callback_id: optional(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/)),
+  state: text,
+  user_id: id,
+  channel_id: id,
+  team_id: id,
+  submission: optional(z.record(z.string(), z.unknown())),
+  cancelled: optional(z.boolean()),
+});
+
+export type MattermostDialogSubmission = z.infer<typeof mattermostDialogSubmissionSchema>;
+
 /** A slash command or an outgoing webhook; the token is checked before this is read. */
 export const mattermostCommandSchema = z.object({
   token: z.string(),

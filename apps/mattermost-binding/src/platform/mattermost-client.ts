@@ -80,6 +80,18 @@ export class MattermostClient extends Client4 {
     // Client4 declares it private; it is an instance field, so replacing it here is enough.
     (this as unknown as { doFetchWithResponse: Transport }).doFetchWithResponse = transport;
   }
+
+  /** G2: `POST /api/v4/actions/dialogs/open`, which Client4 does not offer. */
+  openInteractiveDialog(request: {
+    trigger_id: string;
+    url: string;
+    dialog: Record<string, unknown>;
+  }): Promise<unknown> {
+    return this.doFetch(`${this.getBaseRoute()}/actions/dialogs/open`, {
+      method: 'post',
+      body: JSON.stringify(request),
+    });
+  }
 }
 
 function retryAfterMs(header: string | null): number | undefined {

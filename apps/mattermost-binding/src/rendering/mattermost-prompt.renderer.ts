@@ -1,6 +1,8 @@
 import {
   breakMarkdownLinks,
   breakMentions,
+  EDIT_ACTION,
+  EDIT_BUTTON_LABEL,
   fitPromptText,
   type PromptTarget,
   type PromptView,
@@ -125,12 +127,24 @@ export function actionIdOf(optionKey: string): string {
 
 function actionsFor(
   options: readonly Option[],
-  request: { sessionId: string; callId: string },
+  request: { sessionId: string; callId: string; editable?: unknown },
   nonce: string,
   settings: MattermostRenderSettings,
 ): MattermostAction[] {
   const used = new Set<string>();
-  return options.map((option, index) => {
+  // G2: "Edit & approve" is a button like the options, signed with the key `edit`; it sits
+  // after "Approve once", which it refines.
+  const keys: { key: string; label: string; style: Option['style'] }[] = options.map((o) => ({
+    ...o,
+  }));
+  if (request.editable !== undefined) {
+    keys.splice(options.findIndex((o) => o.key === 'approve_once') + 1, 0, {
+      key: EDIT_ACTION,
+      label: EDIT_BUTTON_LABEL,
+      style: 'default',
+    });
+  }
+  return keys.map((option, index) => {
     let id = actionIdOf(option.key);
     if (used.has(id)) id = `${id}${index}`;
     used.add(id);

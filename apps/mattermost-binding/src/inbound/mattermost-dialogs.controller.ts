@@ -1,0 +1,141 @@
+import { timingSafeEqual } from 'node:crypto';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  HttpCode,
+  Inject,
+  Post,
+  UnauthorizedException,
+} from '@nestjs/common';
+import {
+  EDIT_ACTION,
+  ForwardClick,
+  OpenEditForm,
+  PromptJournalRepository,
+  readInbound,
+} from '@tollgate/binding-core';
+import { EDIT_OPTION_KEY } from '@tollgate/protocol';
+import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
+import type { Logger } from 'pino';
+import type { MattermostBindingConfig } from '../mattermost-binding.config';
+import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
+import { EDIT_ELEMENT_PREFIX } from '../rendering/mattermost-edit-dialog.renderer';
+import { verifyActionContext } from './action-signature';
+import { ChannelMembership } from './channel-membership.cache';
+import { mattermostCommandId } from './mattermost-command-id';
+import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
+import { MATTERMOST_ID_PATTERN } from './mattermost-id';
+import {
+  type MattermostDialogSubmission,
+  mattermostDialogSubmissionSchema,
+} from './mattermost-inbound.schema';
+import { UserNames } from './user-names.cache';
+
+/** What the server reads back: `error` keeps the dialog open and shows it; `{}` closes it. */
+interface DialogReply {
+  error?: string;
+}
+
+const EXPIRED = 'This request is no longer valid; nothing was run.';
+const NOT_A_MEMBER = 'Only members of this channel can answer this request; nothing was run.';
+const RETRY = 'Tollgate could not take this edit just now; nothing was run. Submit again.';
+
+/**
+ * G2: `POST /mattermost/dialogs`, the "Edit & approve" dialog's submission. Mattermost signs
+ * nothing, so it is believed as a click is (docs/protocol.md §5): the dialog's `state` is the
+ * edit button's HMAC-signed context, whose nonce must be the one the journal holds for the
+ * prompt, still pending, and the submitter a member of the prompt's channel (the journal's,
+ * never the request's). Then it goes to the session as an approve_once with the texts typed,
+ * answered only once JetStream stored it.
+ */
+@Controller('mattermost')
+export class MattermostDialogsController {
+  constructor(
+    private readonly forwardClick: ForwardClick,
+    private readonly openEditForm: OpenEditForm,
+    private readonly prompts: PromptJournalRepository,
+    private readonly membership: ChannelMembership,
+    private readonly names: UserNames,
+    @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
+    private readonly refusals: InboundRefusals,
+    @Inject(SERVICE_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @Post('dialogs')
+  @HttpCode(200)
+  async submit(@Body() raw: unknown): Promise<DialogReply> {
+    const body = this.read(raw);
+    if (body.cancelled === true) return {};
+    let state: unknown;
+    try {
+      state = JSON.parse(body.state ?? '');
+    } catch {
+      return this.refuse('missing_context');
+    }
+    const verdict = verifyActionContext(this.config.MATTERMOST_ACTION_SECRET, state);
+    if (!verdict.ok) return this.refuse(verdict.reason);
+    const { sessionId, callId, optionKey, nonce } = verdict.context;
+    const userId = body.user_id;
+    if (optionKey !== EDIT_ACTION || !body.callback_id) return this.refuse('not_an_edit');
+    if (!userId || !MATTERMOST_ID_PATTERN.test(userId)) return this.refuse('incomplete_request');
+    const log = this.logger.child({ platform: 'mattermost', sessionId, callId });
+    try {
+      const journaled = await this.prompts.findByKey({ sessionId, callId });
+      if (!journaled?.postNonce || !sameText(journaled.postNonce, nonce)) {
+        return this.refuse('unknown_nonce');
+      }
+      if (journaled.state.status !== 'pending') return { error: EXPIRED };
+      const { messageRef } = journaled.state;
+      if (!(await this.membership.isMember(messageRef.channelId, userId))) {
+        log.warn('refused a Mattermost edit by someone not in the channel');
+        return { error: NOT_A_MEMBER };
+      }
+      const opened = await this.openEditForm.execute(journaled.promptRef);
+      if (opened.kind !== 'form') return { error: EXPIRED };
+      const submission = body.submission ?? {};
+      const edits = opened.form.fields.map((field, index) => {
+        const key = `${EDIT_ELEMENT_PREFIX}${index}`;
+        const value = Object.hasOwn(submission, key) ? submission[key] : undefined;
+        return { name: field.name, text: typeof value === 'string' ? value : '' };
+      });
+      const userName = await this.names.nameOf(userId);
+      const result = await this.forwardClick.execute({
+        promptRef: journaled.promptRef,
+        optionKey: EDIT_OPTION_KEY,
+        clicker: { id: userId, ...(userName ? { displayName: userName } : {}) },
+        // docs/protocol.md §1: an edit's command id is its dialog's callback id and submitter.
+        commandId: mattermostCommandId(`dialog:${body.callback_id}:${userId}`),
+        messageRef,
+        edits,
+      });
+      if (result.kind === 'forwarded') return {};
+      log.info({ result: result.kind }, 'an edit could not be forwarded');
+      return { error: result.kind === 'refused' ? `Not sent: ${result.detail}` : EXPIRED };
+    } catch (error) {
+      log.error({ err: error }, 'could not take a Mattermost edit');
+      return { error: RETRY };
+    }
+  }
+
+  private read(raw: unknown): MattermostDialogSubmission {
+    const read = readInbound(mattermostDialogSubmissionSchema, raw);
+    if (read.ok) return read.value;
+    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.dialogs, 'invalid_payload', {
+      detail: read.detail,
+    });
+    throw new BadRequestException({ reason: 'invalid_payload', detail: read.detail });
+  }
+
+  /** As a click's: counted, logged at debug, 401, nothing published. */
+  private refuse(reason: string): never {
+    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.dialogs, reason);
+    throw new UnauthorizedException({ reason });
+  }
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
