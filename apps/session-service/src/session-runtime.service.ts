@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import {
+  type Command,
   commandSubject,
   DLQ_HEADERS,
   encodeMessage,
@@ -22,12 +23,7 @@ import {
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
-import {
-  type DeliveredMessage,
-  type KeyFairness,
-  perSessionFairness,
-  TransientFailure,
-} from '@tollgate/messaging';
+import { type KeyFairness, perSessionFairness, TransientFailure } from '@tollgate/messaging';
 import { SESSION_COMMANDS_PATTERN } from './commands/session-commands.pattern';
 import { carriedContext, carryContext } from '@tollgate/telemetry';
 import type { Logger } from 'pino';
@@ -71,7 +67,7 @@ const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 @Injectable()
 export class SessionRuntime implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private relay?: OutboxRelay;
-  private onCommand?: (message: DeliveredMessage) => Promise<void>;
+  private onCommand?: (command: Command) => Promise<void>;
   private scheduler?: SessionScheduler;
   private timers?: PromptTimerPoller;
   private recovered?: Promise<unknown>;
@@ -204,7 +200,6 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     // After recovery, so a timer due during the outage follows the refresh of its prompt.
     void recovered.then(() => this.timers?.start());
     this.onCommand = commandMessageHandler(
-      subjects,
       {
         // The message's trace goes with the command into the session's mailbox.
         submit: (command) => {
@@ -222,10 +217,10 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     );
   }
 
-  /** One command delivery, once this instance leads (the consumer runs only then). */
-  handleCommand(message: DeliveredMessage): Promise<void> {
+  /** One parsed command delivery, once this instance leads (the consumer runs only then). */
+  handleCommand(command: Command): Promise<void> {
     if (this.onCommand === undefined) throw new TransientFailure('not_leading');
-    return this.onCommand(message);
+    return this.onCommand(command);
   }
 
   private schedulerFor(

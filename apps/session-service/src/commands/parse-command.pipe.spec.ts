@@ -1,7 +1,9 @@
 import { InvalidPayload, PermanentFailure, type DeliveredMessage } from '@tollgate/messaging';
 import { deriveSessionId, encodeMessage, Subjects, type Command } from '@tollgate/protocol';
+import type { BaseConfig } from '@tollgate/service-runtime';
 import pino from 'pino';
 import { commandMessageHandler } from './command.consumer';
+import { ParseCommandPipe } from './parse-command.pipe';
 import type { Submitted } from './session-scheduler';
 
 const subjects = new Subjects('tollgate');
@@ -55,16 +57,19 @@ function recordingUseCase(): {
   return { handled, useCase };
 }
 
-describe('commandMessageHandler', () => {
+describe('ParseCommandPipe and the command handler', () => {
   const logger = pino({ level: 'silent' });
   const slack = join(slackConversation);
   const discordSessionId = deriveSessionId(discordConversation);
+  const pipe = new ParseCommandPipe({ TOLLGATE_SUBJECT_PREFIX: 'tollgate' } as BaseConfig);
 
-  it('hands a command on its own platform subject to the use case', async () => {
+  it('D5 the pipe hands a command on its own platform subject, parsed, to the handler and the scheduler', async () => {
     const { handled, useCase } = recordingUseCase();
-    const handle = commandMessageHandler(subjects, useCase, logger);
+    const handle = commandMessageHandler(useCase, logger);
 
-    await handle(delivered(`tollgate.cmd.slack.${slack.sessionId}.join`, slack));
+    await handle(
+      pipe.transform(delivered(subjects.command('slack', slack.sessionId, 'join'), slack)),
+    );
 
     expect(handled).toEqual([slack]);
   });
@@ -79,29 +84,37 @@ describe('commandMessageHandler', () => {
       "a session id of another platform under the conversation's platform",
       `tollgate.cmd.slack.${discordSessionId}.join`,
     ],
-  ])('X1 dead-letters as platform_mismatch when %s', async (_case, subject) => {
-    const { handled, useCase } = recordingUseCase();
-    const handle = commandMessageHandler(subjects, useCase, logger);
-
-    const outcome = handle(delivered(subject, slack));
-
-    await expect(outcome).rejects.toBeInstanceOf(PermanentFailure);
-    await expect(outcome).rejects.not.toBeInstanceOf(InvalidPayload);
-    await expect(outcome).rejects.toMatchObject({
-      reason: expect.stringMatching(/^platform_mismatch: /),
-    });
-    expect(handled).toEqual([]);
+  ])('X1 the pipe refuses as platform_mismatch (dead-lettered) when %s', (_case, subject) => {
+    const refusal = refusalOf(() => pipe.transform(delivered(subject, slack)));
+    expect(refusal).toBeInstanceOf(PermanentFailure);
+    expect(refusal).not.toBeInstanceOf(InvalidPayload);
+    expect(refusal).toMatchObject({ reason: expect.stringMatching(/^platform_mismatch: /) });
   });
 
-  it('dead-letters a command on the old subject without a platform as an invalid subject', async () => {
-    const { handled, useCase } = recordingUseCase();
-    const handle = commandMessageHandler(subjects, useCase, logger);
-
-    const outcome = handle(delivered(`tollgate.cmd.${slack.sessionId}.join`, slack));
-
-    await expect(outcome).rejects.toMatchObject({
+  it('D5 the pipe refuses a command on the old subject without a platform as an invalid subject', () => {
+    const refusal = refusalOf(() =>
+      pipe.transform(delivered(`tollgate.cmd.${slack.sessionId}.join`, slack)),
+    );
+    expect(refusal).toBeInstanceOf(InvalidPayload);
+    expect(refusal).toMatchObject({
       reason: expect.stringMatching(/^invalid_payload: invalid_subject: /),
     });
-    expect(handled).toEqual([]);
+  });
+
+  it('D5 the pipe refuses a body its schema rejects with invalid_payload and the field', () => {
+    const subject = `tollgate.cmd.slack.${slack.sessionId}.join`;
+    const broken = { ...delivered(subject, slack), data: Buffer.from('{"type":"JoinSession"}') };
+    const refusal = refusalOf(() => pipe.transform(broken));
+    expect(refusal).toBeInstanceOf(InvalidPayload);
+    expect(refusal).toMatchObject({ reason: expect.stringMatching(/^invalid_payload: /) });
   });
 });
+
+function refusalOf(parse: () => unknown): unknown {
+  try {
+    parse();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('the pipe let the message through');
+}
