@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { approvalIdSchema, clientIdSchema } from './approval-commands.schema';
 import { PROTOCOL_VERSION, occurredAtSchema } from './envelope.schema';
+import { argumentsHashOf } from './arguments-hash';
 import { issueDetail } from './issue-detail';
+import { jsonArgumentsSchema } from './json-arguments';
 import { LIMITS } from './limits';
 import { decodeJson } from './message.codec';
 import { optionKeySchema } from './option.schema';
@@ -42,6 +44,15 @@ export const approvalDecisionSchema = z.strictObject({
     )
     .max(LIMITS.approvers)
     .optional(),
+  /**
+   * Added 2026-12-01 (d), G2: approved with arguments an approver edited; the agent runs these,
+   * and redeems with their hash (docs/protocol.md §10). Both or neither.
+   */
+  finalArguments: jsonArgumentsSchema.optional(),
+  finalArgumentsHash: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/)
+    .optional(),
 });
 
 /**
@@ -67,6 +78,27 @@ export const approvalDecidedSchema = z
   .superRefine((event, ctx) => {
     if (event.id !== `decision:${event.approvalId}`) {
       ctx.addIssue({ code: 'custom', path: ['id'], message: 'must be decision:<approvalId>' });
+    }
+    const final = event.decision;
+    if (
+      final !== null &&
+      (final.finalArguments === undefined) !== (final.finalArgumentsHash === undefined)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['decision', 'finalArguments'],
+        message: 'finalArguments and finalArgumentsHash come together',
+      });
+    } else if (
+      final?.finalArguments !== undefined &&
+      (event.status !== 'approved' ||
+        argumentsHashOf(final.finalArguments) !== final.finalArgumentsHash)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['decision', 'finalArgumentsHash'],
+        message: 'must be the hash of finalArguments, on an approval',
+      });
     }
     const problem = decisionProblem(event.status, event.decision);
     if (problem !== undefined) {

@@ -95,6 +95,8 @@ export interface PendingApiApproval {
   readonly request: ToolInteractionRequest;
   /** Journal seq of the ApiApprovalRequested event. */
   readonly requestedSeq: number;
+  /** G2: the arguments as asked, kept only when the prompt offers an edit (to run edited). */
+  readonly arguments?: Readonly<Record<string, unknown>>;
 }
 
 export interface RunningSubAgent {
@@ -332,7 +334,11 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
             ...state,
             apiApprovals: {
               ...state.apiApprovals,
-              [event.approvalId]: { request: event.request, requestedSeq: seq },
+              [event.approvalId]: {
+                request: event.request,
+                requestedSeq: seq,
+                ...(event.request.editable === undefined ? {} : { arguments: event.arguments }),
+              },
             },
           };
     case 'ApiApprovalDecided': {

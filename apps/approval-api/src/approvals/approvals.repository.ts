@@ -125,7 +125,7 @@ export class ApprovalsRepository {
     const [rows]: [ApprovalRow[], number] = await db.query(
       `UPDATE approvals SET redeemed_at = now()
        WHERE id = $1 AND client_id = $2 AND status = 'approved' AND redeemed_at IS NULL
-         AND arguments_hash = $3
+         AND COALESCE(decision->>'finalArgumentsHash', arguments_hash) = $3
        RETURNING ${COLUMNS}`,
       [id, clientId, argumentsHash],
     );

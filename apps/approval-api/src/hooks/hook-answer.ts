@@ -2,7 +2,12 @@ import type { ApprovalRecord } from '../approvals/approval.view';
 
 /** What a runtime hook is told: run the tool, or not and why. */
 export type HookVerdict =
-  { readonly behavior: 'allow' } | { readonly behavior: 'deny'; readonly message: string };
+  | {
+      readonly behavior: 'allow';
+      /** G2: an approver edited the arguments; the tool must run with exactly these. */
+      readonly updatedInput?: Readonly<Record<string, unknown>>;
+    }
+  | { readonly behavior: 'deny'; readonly message: string };
 
 const PLATFORM_NAMES: Record<string, string> = {
   slack: 'Slack',
@@ -20,7 +25,9 @@ export function verdictOf(record: ApprovalRecord): HookVerdict {
   const decision = record.decision;
   switch (record.status) {
     case 'approved':
-      return { behavior: 'allow' };
+      return decision?.finalArguments === undefined
+        ? { behavior: 'allow' }
+        : { behavior: 'allow', updatedInput: decision.finalArguments };
     case 'denied': {
       const who = decision?.by.displayName ?? decision?.by.id ?? 'an approver';
       const reason = decision?.reason ? `: ${decision.reason}` : '';
@@ -51,17 +58,33 @@ export const RESTARTING_VERDICT: HookVerdict = {
   message: 'Tollgate is restarting; the request was withdrawn and the tool was not run — ask again',
 };
 
-/** Claude Code's hook output (and Codex's, which copies it) for a PermissionRequest. */
-export function permissionRequestOutput(verdict: HookVerdict): Record<string, unknown> {
+/**
+ * Claude Code's hook output (and Codex's, which copies it) for a PermissionRequest. Only an
+ * edited approval carries `updatedInput` (G2), and only where the runtime takes it (Claude
+ * Code): a runtime that would ignore it must not run the unedited call, so it is denied.
+ */
+export function permissionRequestOutput(
+  verdict: HookVerdict,
+  options: { readonly updatedInput: boolean } = { updatedInput: true },
+): Record<string, unknown> {
   return {
     hookSpecificOutput: {
       hookEventName: 'PermissionRequest',
-      decision:
-        verdict.behavior === 'allow'
-          ? { behavior: 'allow' }
-          : { behavior: 'deny', message: verdict.message },
+      decision: decisionOf(verdict, options.updatedInput),
     },
   };
+}
+
+function decisionOf(verdict: HookVerdict, takesUpdatedInput: boolean): Record<string, unknown> {
+  if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.message };
+  if (verdict.updatedInput === undefined) return { behavior: 'allow' };
+  return takesUpdatedInput
+    ? { behavior: 'allow', updatedInput: verdict.updatedInput }
+    : {
+        behavior: 'deny',
+        message:
+          'Approved with edited arguments, which this runtime cannot apply; the tool was not run',
+      };
 }
 
 /** Claude Code's hook output for a PreToolUse. */
@@ -71,7 +94,14 @@ export function preToolUseOutput(verdict: HookVerdict): Record<string, unknown> 
       hookEventName: 'PreToolUse',
       permissionDecision: verdict.behavior,
       permissionDecisionReason:
-        verdict.behavior === 'allow' ? 'Approved in chat through Tollgate' : verdict.message,
+        verdict.behavior === 'allow'
+          ? verdict.updatedInput === undefined
+            ? 'Approved in chat through Tollgate'
+            : 'Approved in chat through Tollgate, with edited arguments'
+          : verdict.message,
+      ...(verdict.behavior === 'allow' && verdict.updatedInput !== undefined
+        ? { updatedInput: verdict.updatedInput }
+        : {}),
     },
   };
 }

@@ -51,6 +51,6 @@ export class HooksController {
     const read = readHookBody(body, ['PermissionRequest']);
     if (!read.ok) throw new ApiError(400, 'invalid_hook_body', read.message);
     const verdict = await this.holdHook.hold(req.client, 'codex', read.ask, query);
-    return permissionRequestOutput(verdict);
+    return permissionRequestOutput(verdict, { updatedInput: false });
   }
 }

@@ -217,6 +217,19 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
               ? 'veto'
               : 'decision';
       const decided = entry(kind, { ...base, who, via: decision.via });
+      if (decision.finalArgumentsHash !== undefined) {
+        // G2: approved with edited arguments, bound to the hash the agent must redeem with.
+        return [
+          decided,
+          entry('edit', {
+            callId: event.approvalId,
+            who,
+            via: decision.via,
+            argumentsHash: decision.finalArgumentsHash,
+            detail: { commandId: event.commandId, clientId: event.clientId, tool: event.tool },
+          }),
+        ];
+      }
       if (decision.option !== 'approve_always' || decision.via === 'grant') return [decided];
       return [
         decided,

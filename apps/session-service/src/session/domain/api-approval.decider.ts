@@ -1,4 +1,5 @@
 import {
+  type JsonObject,
   type ApprovalCancel,
   type ApprovalDecided,
   type ApprovalDecision,
@@ -15,6 +16,7 @@ import {
   type ToolInteractionUndeliverable,
   WITHDRAWN_BY_AGENT,
 } from '@tollgate/protocol';
+import { decideEdit, editableArguments, type EditDecision } from './argument-edit.decider';
 import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
 import { DEADLINE_REASON, promptTimersAt } from './prompt-timer';
 import type { SessionDeps } from './session-deps';
@@ -104,6 +106,10 @@ export async function decideApprovalRequest(
     decide(recorder, approvalOf(command), command.id, 'approved', granted, []);
     return;
   }
+  // G2: a policy naming the tool may let one approver narrow its arguments (never a quorum's).
+  const editable = quorum
+    ? undefined
+    : editableArguments(deps.policy.entryFor(command.tool)?.editable, command.arguments);
   const seq = recorder.nextSeq;
   const request = recorder.output(
     seq,
@@ -131,6 +137,7 @@ export async function decideApprovalRequest(
       principal: 'user',
       options,
       ...(quorum ? { quorum } : {}),
+      ...(editable ? { editable } : {}),
     },
     command.conversation,
   );
@@ -214,9 +221,17 @@ export function decideApiResponse(
     refuseApi(recorder, command, 'option_unavailable');
     return;
   }
+  let edited: Extract<EditDecision, { kind: 'accepted' }> | undefined;
   if (command.edits !== undefined) {
-    refuseEdit(recorder, command, NOT_EDITABLE, { conversation: [command.conversation] });
-    return;
+    const decided = decideEdit(
+      { editable: request.editable, arguments: (approval.arguments ?? {}) as JsonObject },
+      command.edits,
+    );
+    if (decided.kind === 'refused') {
+      refuseEdit(recorder, command, decided, { conversation: [command.conversation] });
+      return;
+    }
+    edited = decided;
   }
   const { sender } = command;
   decide(
@@ -233,6 +248,9 @@ export function decideApiResponse(
       },
       via: command.via ?? 'click',
       reason: null,
+      ...(edited === undefined
+        ? {}
+        : { finalArguments: edited.arguments, finalArgumentsHash: edited.argumentsHash }),
     },
     [
       {
@@ -241,6 +259,9 @@ export function decideApiResponse(
         optionKey: option.key,
         label: option.label,
         resolvedBy: sender,
+        ...(edited === undefined
+          ? {}
+          : { edit: { changes: [...edited.changes], argumentsHash: edited.argumentsHash } }),
       },
     ],
   );
