@@ -1,16 +1,17 @@
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import type { DeliveredMessage } from '@tollgate/messaging';
 import { SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import { HandleOutput } from './handle-output.usecase';
+import { type ParsedOutput, ParseOutputPipe } from './parse-output.pipe';
 
 /** The pattern the binding's output consumer feeds (declared by BindingOutputConsumer). */
 export const BINDING_OUTPUTS_PATTERN = 'binding.outputs';
 
 /**
- * The NATS adapter for outputs, as a NestJS event handler: hand the delivery to the use case
- * and let what it threw (or did not) settle the message. Guards, interceptors, pipes and
+ * The NATS adapter for outputs, as a NestJS event handler: the delivery is parsed by a pipe (a
+ * message the protocol refuses never reaches the handler), handed to the use case, and what
+ * it threw (or did not) settles the message. Guards, interceptors, pipes and
  * filters a binding adds apply here as to any Nest handler.
  */
 @Controller()
@@ -25,12 +26,8 @@ export class BindingOutputsController {
   }
 
   @EventPattern(BINDING_OUTPUTS_PATTERN)
-  async handle(@Payload() message: DeliveredMessage): Promise<void> {
-    const handled = await this.handleOutput.handleMessage(
-      message.subject,
-      message.data,
-      message.park,
-    );
+  async handle(@Payload(ParseOutputPipe) { output, message }: ParsedOutput): Promise<void> {
+    const handled = await this.handleOutput.handleOutput(output, message.park);
     if (this.logger.isLevelEnabled('debug')) {
       this.logger.debug(
         { subject: message.subject, streamSeq: message.streamSeq, ...handled },

@@ -137,7 +137,11 @@ export class HandleOutput {
   ): Promise<OutputHandled> {
     const parsed = parseOutputForSubject(this.deps.subjects, subject, data);
     if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
-    const output = parsed.value;
+    return this.handleOutput(parsed.value, park);
+  }
+
+  /** A parsed output (ParseOutputPipe parsed it at the controller), in its session's order. */
+  async handleOutput(output: Output, park: Park = inPlace): Promise<OutputHandled> {
     if (output.type === 'TextOutput' || output.type === 'ToolInteractionRejected') {
       return this.inSessionOrder.run(output.sessionId, () => this.execute(output, park), park);
     }
