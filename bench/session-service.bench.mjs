@@ -52,6 +52,7 @@ const LONG_EVENTS = arg('long-events', 10_000, 300);
 const LONG_CLICKS = arg('long-clicks', 200, 5);
 const MODEL_MS = arg('model-ms', 1_000, 200);
 const AUDIT_DECISIONS = arg('audit-decisions', 2_000, 20);
+const AUDIT_CONCURRENCY = arg('audit-concurrency', 16, 4);
 const CONVERSATIONS = (raw('conversations') ?? (SMOKE ? '10,20' : '300,1000'))
   .split(',')
   .map(Number);
@@ -243,6 +244,7 @@ try {
   const long = await longSessionClicks(db);
   const turns = await turnsWithSlowModel(nc);
   const audit = await auditAppendCost();
+  const throughput = await auditThroughput();
 
   const cores = (await import('node:os')).cpus().length;
   console.log('');
@@ -268,6 +270,9 @@ try {
   }
   console.log(
     `  audit append per decision (G4; ${audit.decisions} decisions of ${audit.perDecision} entries: answer, run, result): p50 ${audit.p50.toFixed(2)} ms, p99 ${audit.p99.toFixed(2)} ms added to the decision's transaction (an empty transaction: p50 ${audit.bareP50.toFixed(2)} ms); ${audit.entries} audit entries written by this run`,
+  );
+  console.log(
+    `  decision transactions/s at concurrency ${throughput.concurrency} (${throughput.decisions} each: ${throughput.eventsPerDecision} journal events): without audit ${throughput.without.toFixed(0)}/s, with audit ${throughput.with.toFixed(0)}/s (${throughput.entriesPerDecision} entries each) = ${((throughput.with / throughput.without) * 100).toFixed(1)} % (target >= 90 %); audit append per decision in this run: ${throughput.appendMs.toFixed(2)} ms mean, of it waiting for the day's head lock (held from append to commit, so commits of one day queue behind each other): ${throughput.lockWaitMs.toFixed(2)} ms mean`,
   );
   const biggest = turns.runs.at(-1);
   console.log(
@@ -330,6 +335,100 @@ async function auditAppendCost() {
     };
   } finally {
     await client.end();
+  }
+}
+
+// ── G4: decisions per second with and without the audit append ───────────────────────
+//
+// The database side of a turn, the part the audit trail adds to: each decision is one
+// transaction appending a click decision's journal events (answer, start, result, reply), and
+// in the second run also its audit entries (answer, run, result). `concurrency` connections
+// decide at once, as the scheduler's sessions do, so the day-head lock's queueing shows.
+async function auditThroughput() {
+  const { appendAudit } = require(dist('libs/audit/index.js'));
+  const concurrency = AUDIT_CONCURRENCY;
+  const decisions = Math.max(AUDIT_DECISIONS, concurrency);
+  const eventsPerDecision = 4;
+  const clients = [];
+  for (let c = 0; c < concurrency; c += 1) {
+    const client = new Client({
+      connectionString: DATABASE_URL,
+      application_name: 'bench-audit-tps',
+    });
+    await client.connect();
+    await client.query(`SET search_path TO "${schema}"`);
+    clients.push(client);
+  }
+  let runs = 0;
+  const run = async (withAudit) => {
+    runs += 1;
+    const tag = runs;
+    let next = 0;
+    let appendMs = 0;
+    let lockWaitMs = 0;
+    const started = performance.now();
+    await Promise.all(
+      clients.map(async (client, c) => {
+        const tx = { query: async (sql, params) => (await client.query(sql, params)).rows };
+        for (let i = next++; i < decisions; i = next++) {
+          const sessionId = `slack-bench-tps-${tag}-${c}-${i}`;
+          await client.query('BEGIN');
+          await client.query(
+            `INSERT INTO session_events (session_id, seq, type, data, occurred_at)
+             SELECT $1, g, 'ToolCallRecorded', '{"type":"ToolCallRecorded"}'::jsonb, now()
+             FROM generate_series(1, $2) AS g`,
+            [sessionId, eventsPerDecision],
+          );
+          if (withAudit) {
+            const t = performance.now();
+            // The head's row lock is what a second writer of the day waits on.
+            await client.query(
+              `SELECT 1 FROM audit_days WHERE day = (now() AT TIME ZONE 'UTC')::date FOR UPDATE`,
+            );
+            lockWaitMs += performance.now() - t;
+            await appendAudit(
+              tx,
+              ['answer', 'run', 'result'].map((kind) => ({
+                at: new Date().toISOString(),
+                kind,
+                sessionId,
+                callId: 'call_2_1',
+                who: kind === 'answer' ? { id: 'UBENCH' } : null,
+                via: kind === 'answer' ? 'click' : null,
+                argumentsHash: null,
+                detail: { seq: i },
+              })),
+            );
+            appendMs += performance.now() - t;
+          }
+          await client.query('COMMIT');
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      perSecond: decisions / seconds,
+      appendMs: appendMs / decisions,
+      lockWaitMs: lockWaitMs / decisions,
+    };
+  };
+  try {
+    // One audit append first, so today's head row exists before the timed runs.
+    await run(true);
+    const without = await run(false);
+    const withAudit = await run(true);
+    return {
+      concurrency,
+      decisions,
+      eventsPerDecision,
+      entriesPerDecision: 3,
+      without: without.perSecond,
+      with: withAudit.perSecond,
+      appendMs: withAudit.appendMs,
+      lockWaitMs: withAudit.lockWaitMs,
+    };
+  } finally {
+    await Promise.all(clients.map((client) => client.end()));
   }
 }
 
