@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NATS_ROLES, randomNatsPassword } from '@tollgate/messaging';
+import { answers, freePort } from './local-ports';
 import { NATS_MISSING, type OwnNatsUsers, provideNats } from './nats-server.launcher';
 import { StartupFailure } from './startup-failure';
 
@@ -51,5 +53,36 @@ describe('W1 — npm start finds NATS or says how to get it', () => {
     expect(NATS_MISSING).toMatch(/brew install nats-server/);
     expect(NATS_MISSING).toMatch(/docker run .* nats:2 -js/);
     expect(lines.join('\n')).toContain('nothing answers at NATS_URL');
+  });
+
+  it('D5 a port picked free but taken before nats-server binds it is traded for another', async () => {
+    // The race, made certain: the first port handed over already has a listener.
+    const squatter = createServer();
+    const taken = await freePort();
+    await new Promise<void>((resolve) => squatter.listen(taken, '127.0.0.1', resolve));
+    const picks = [taken];
+    try {
+      const nats = await provideNats(
+        undefined,
+        join(dir, 'nats'),
+        join(dir, 'log'),
+        (l) => lines.push(l),
+        users(dir),
+        undefined,
+        async () => picks.shift() ?? freePort(),
+      );
+      try {
+        const port = Number(new URL(nats.url).port);
+        expect(port).not.toBe(taken);
+        expect(await answers('127.0.0.1', port)).toBe(true);
+        expect(lines).toContain(
+          `NATS: port ${taken} was taken before nats-server bound it; trying another`,
+        );
+      } finally {
+        await nats.stop();
+      }
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
   });
 });

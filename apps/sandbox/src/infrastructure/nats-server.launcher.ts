@@ -1,10 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { type NatsRole, passwordVariable, renderNatsServerConfig } from '@tollgate/messaging';
 import { answers, freePort, isAlive, pollUntil } from './local-ports';
 import { StartupFailure } from './startup-failure';
+
+/** How many ports a start tries when the one picked free was taken before nats-server bound it. */
+const PORT_ATTEMPTS = 5;
 
 /** Shown when there is no NATS to use and none to start: the one thing to do next. */
 export const NATS_MISSING = [
@@ -44,6 +55,7 @@ export async function provideNats(
   progress: (line: string) => void,
   users: OwnNatsUsers,
   searchDirs: readonly string[] = defaultSearchDirs(),
+  pickPort: () => Promise<number> = freePort,
 ): Promise<NatsEndpoint> {
   if (natsUrl) {
     const first = new URL(natsUrl.split(',')[0].trim());
@@ -55,7 +67,7 @@ export async function provideNats(
   }
   const binary = findNatsServer(searchDirs);
   if (!binary) throw new StartupFailure(NATS_MISSING);
-  return OwnNatsServer.start(binary, dataDir, logFile, progress, users);
+  return OwnNatsServer.start(binary, dataDir, logFile, progress, users, pickPort);
 }
 
 /** PATH, then where Debian's package puts it (/usr/sbin is not on a normal user's PATH). */
@@ -94,6 +106,7 @@ class OwnNatsServer implements NatsEndpoint {
     logFile: string,
     progress: (line: string) => void,
     users: OwnNatsUsers,
+    pickPort: () => Promise<number>,
   ): Promise<OwnNatsServer> {
     await mkdir(dataDir, { recursive: true });
     await writeFile(users.configFile, renderNatsServerConfig(users.prefix, { roles: users.roles }));
@@ -104,7 +117,56 @@ class OwnNatsServer implements NatsEndpoint {
     }
     const pidFile = join(dataDir, 'nats-server.pid');
     await stopLeftover(pidFile, progress);
-    const port = await freePort();
+    // A port picked free may be taken before nats-server binds it: then pick another.
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await pickPort();
+      const from = existsSync(logFile) ? statSync(logFile).size : 0;
+      const { child, server } = OwnNatsServer.spawn(
+        binary,
+        users,
+        dataDir,
+        logFile,
+        env,
+        pidFile,
+        port,
+      );
+      // Its own word that it listens, not only that something answers: whatever took the
+      // port answers too.
+      const since = () => readFileSync(logFile).subarray(from).toString();
+      const outcome = await pollUntil(
+        'nats-server to accept connections',
+        async () =>
+          child.exitCode !== null ||
+          (since().includes('Server is ready') && (await answers('127.0.0.1', port, 300))),
+        15_000,
+      ).then(() => (child.exitCode === null ? 'up' : 'exited'));
+      if (outcome === 'up') {
+        await writeFile(pidFile, String(child.pid));
+        progress(
+          `NATS: started ${binary} -js on 127.0.0.1:${port}, data in ${dataDir}, a user per service ` +
+            `(${users.configFile}), no anonymous access`,
+        );
+        return server;
+      }
+      const output = since();
+      if (attempt < PORT_ATTEMPTS && /address already in use/i.test(output)) {
+        progress(`NATS: port ${port} was taken before nats-server bound it; trying another`);
+        continue;
+      }
+      const tail = output.split('\n').slice(-10).join('\n');
+      throw new StartupFailure(`nats-server exited at start (${child.exitCode}):\n${tail}`);
+    }
+  }
+
+  private static spawn(
+    binary: string,
+    users: OwnNatsUsers,
+    dataDir: string,
+    logFile: string,
+    env: Record<string, string>,
+    pidFile: string,
+    port: number,
+  ): { child: ChildProcess; server: OwnNatsServer } {
     const log = openSync(logFile, 'a');
     let child: ChildProcess;
     try {
@@ -118,24 +180,7 @@ class OwnNatsServer implements NatsEndpoint {
     } finally {
       closeSync(log);
     }
-    const server = new OwnNatsServer(child, pidFile, `nats://127.0.0.1:${port}`);
-    await pollUntil(
-      'nats-server to accept connections',
-      async () => {
-        if (child.exitCode !== null) {
-          const tail = readFileSync(logFile, 'utf8').split('\n').slice(-10).join('\n');
-          throw new StartupFailure(`nats-server exited at start (${child.exitCode}):\n${tail}`);
-        }
-        return answers('127.0.0.1', port, 300);
-      },
-      15_000,
-    );
-    await writeFile(pidFile, String(child.pid));
-    progress(
-      `NATS: started ${binary} -js on 127.0.0.1:${port}, data in ${dataDir}, a user per service ` +
-        `(${users.configFile}), no anonymous access`,
-    );
-    return server;
+    return { child, server: new OwnNatsServer(child, pidFile, `nats://127.0.0.1:${port}`) };
   }
 
   async stop(): Promise<void> {
