@@ -2,9 +2,21 @@ import fc from 'fast-check';
 import type { KeyObject } from 'node:crypto';
 import { signAction } from '../../apps/mattermost-binding/src/inbound/action-signature';
 import {
+  EDIT_INPUT_PREFIX,
+  EDIT_MODAL_PREFIX,
+} from '../../apps/discord-binding/src/rendering/discord-edit-modal.renderer';
+import { EDIT_ELEMENT_PREFIX } from '../../apps/mattermost-binding/src/rendering/mattermost-edit-dialog.renderer';
+import {
+  EDIT_BLOCK_PREFIX,
+  EDIT_CALLBACK_ID,
+  EDIT_INPUT_ACTION,
+} from '../../apps/slack-binding/src/rendering/slack-edit-modal.renderer';
+import {
   askCommandInteraction,
   buttonClickInteraction,
+  modalSubmitInteraction,
   signDiscordRequest,
+  viewSubmissionPayload,
 } from '@tollgate/platform-standins';
 import { actionCallbackBody, slashCommandBody } from '@tollgate/platform-standins';
 import { appMentionEvent, blockActionsPayload, eventCallback } from '@tollgate/platform-standins';
@@ -308,21 +320,58 @@ export function slackTargets(secret: string, teamId: string): EndpointTarget[] {
         : [];
     },
   };
+  const click = fc
+    .tuple(idNumber, hex24, fc.constantFrom('approve_once', 'deny', 'approve_always', 'edit'))
+    .map(([n, ref, option]) =>
+      blockActionsPayload({
+        teamId,
+        channelId: `CFUZZ${n}`,
+        messageTs: `1800000000.${String(n).padStart(6, '0')}`,
+        userId: `UFUZZ${n}`,
+        actionId: `tollgate:${option}`,
+        value: ref,
+        actionTs: `1800000001.${String(n).padStart(6, '0')}`,
+      }),
+    );
+  // G2: the "Edit & approve" modal's submission, for a prompt this binding never posted.
+  const editSubmission = fc
+    .tuple(idNumber, hex24, fc.array(someText, { minLength: 1, maxLength: 3 }))
+    .map(([n, ref, texts]) => {
+      const inputs = texts.map((text, index) => ({
+        blockId: `${EDIT_BLOCK_PREFIX}${index}`,
+        actionId: EDIT_INPUT_ACTION,
+        label: `arg${index}`,
+        initialValue: text,
+        multiline: false,
+      }));
+      const privateMetadata = JSON.stringify({
+        ref,
+        channel: `CFUZZ${n}`,
+        ts: `1800000000.${String(n).padStart(6, '0')}`,
+        names: inputs.map((input) => input.label),
+      });
+      return viewSubmissionPayload({
+        teamId,
+        userId: `UFUZZ${n}`,
+        view: {
+          id: `VFUZZ${n}`,
+          triggerId: `fuzz.${n}`,
+          user: `UFUZZ${n}`,
+          callbackId: EDIT_CALLBACK_ID,
+          title: 'Edit & approve',
+          privateMetadata,
+          inputs,
+          openedAfterMs: 0,
+          view: { type: 'modal', callback_id: EDIT_CALLBACK_ID, private_metadata: privateMetadata },
+        },
+        values: Object.fromEntries(
+          inputs.map((input) => [input.blockId, `${input.initialValue}/x`]),
+        ),
+      });
+    });
   const interactions: EndpointTarget = {
     path: '/slack/interactions',
-    template: fc
-      .tuple(idNumber, hex24, fc.constantFrom('approve_once', 'deny', 'approve_always'))
-      .map(([n, ref, option]) =>
-        blockActionsPayload({
-          teamId,
-          channelId: `CFUZZ${n}`,
-          messageTs: `1800000000.${String(n).padStart(6, '0')}`,
-          userId: `UFUZZ${n}`,
-          actionId: `tollgate:${option}`,
-          value: ref,
-          actionTs: `1800000001.${String(n).padStart(6, '0')}`,
-        }),
-      ),
+    template: fc.oneof(click, editSubmission),
     render: (payload, auth) => {
       const body = new URLSearchParams({ payload: JSON.stringify(payload) ?? 'null' }).toString();
       return {
@@ -338,12 +387,19 @@ export function slackTargets(secret: string, teamId: string): EndpointTarget[] {
     rawJunk: rawFormJunk,
     commandIds: (p) => {
       const user = str(field(p, 'user', 'id'));
+      if (!user) return [];
+      // docs/protocol.md §1: an edit's command id is `view:<view id>:<user id>`.
+      const view = str(field(p, 'view', 'id'));
       const actions = field(p, 'actions');
-      if (!user || !Array.isArray(actions)) return [];
-      return actions.flatMap((a) => {
-        const ts = str(field(a, 'action_ts'));
-        return ts ? [`${ts}:${user}`] : [];
-      });
+      return [
+        ...(view ? [`view:${view}:${user}`] : []),
+        ...(Array.isArray(actions)
+          ? actions.flatMap((a) => {
+              const ts = str(field(a, 'action_ts'));
+              return ts ? [`${ts}:${user}`] : [];
+            })
+          : []),
+      ];
     },
   };
   return [events, interactions];
@@ -386,9 +442,37 @@ export function discordTargets(
       messageId: String(1_700_000_000_000_000_000n + BigInt(n)),
     }),
   );
+  // G2: MODAL_SUBMIT of the "Edit & approve" modal, for a prompt this binding never posted.
+  const modalSubmit = fc
+    .tuple(idNumber, hex24, fc.array(someText, { minLength: 1, maxLength: 3 }), fc.boolean())
+    .map(([n, ref, texts, inGuild]) => {
+      const where = placed(n, inGuild);
+      return {
+        ...modalSubmitInteraction({
+          applicationId,
+          ...(inGuild ? { guildId } : {}),
+          user: where.user,
+          modal: {
+            userId: where.user.id,
+            channelId: where.channelId,
+            messageId: String(1_700_000_000_000_000_000n + BigInt(n)),
+            customId: `${EDIT_MODAL_PREFIX}${ref}`,
+            title: 'Edit & approve',
+            inputs: texts.map((text, index) => ({
+              customId: `${EDIT_INPUT_PREFIX}${index}`,
+              label: `arg${index}`,
+              style: 1 as const,
+              value: text,
+            })),
+          },
+          values: {},
+        }),
+        id: where.id,
+      };
+    });
   const interactions: EndpointTarget = {
     path: '/discord/interactions',
-    template: fc.oneof(ask, click),
+    template: fc.oneof(ask, click, modalSubmit),
     marker: ask,
     render: (payload, auth) => {
       const body = JSON.stringify(payload) ?? 'null';
@@ -544,5 +628,78 @@ export function mattermostTargets(
         .map((id) => `mattermost:${id}`);
     },
   };
-  return [actions, commands];
+  // G2: the "Edit & approve" dialog's submission; its `state` is the edit button's signed context.
+  const dialogs: EndpointTarget = {
+    path: '/mattermost/dialogs',
+    template: fc
+      .tuple(
+        idNumber,
+        fc.stringMatching(/^[0-9a-f]{32}$/),
+        fc.stringMatching(/^[0-9a-f]{32}$/),
+        fc.array(someText, { minLength: 1, maxLength: 3 }),
+      )
+      .map(([n, session, nonce, texts]) => ({
+        type: 'dialog_submission',
+        callback_id: `fuzzdialog${n}`,
+        // An object here, signed and written as the JSON text Mattermost carries by render.
+        state: {
+          sessionId: `mattermost-${session}`,
+          callId: `call_${n}_1`,
+          optionKey: 'edit',
+          nonce,
+        },
+        user_id: `fuzzuser${n}`.padEnd(26, '0').slice(0, 26),
+        channel_id: `fuzzchan${n}`.padEnd(26, '0').slice(0, 26),
+        team_id: teamId,
+        submission: Object.fromEntries(
+          texts.map((text, index) => [`${EDIT_ELEMENT_PREFIX}${index}`, text]),
+        ),
+        cancelled: false,
+      })),
+    render: (payload, auth) => {
+      const state = field(payload, 'state');
+      let authentic = false;
+      let body = payload;
+      if (typeof state === 'object' && state !== null && !Array.isArray(state)) {
+        const c = { ...(state as Record<string, unknown>) };
+        const fields = {
+          sessionId: str(c.sessionId) ?? '',
+          callId: str(c.callId) ?? '',
+          optionKey: str(c.optionKey) ?? '',
+          nonce: str(c.nonce) ?? '',
+        };
+        switch (auth) {
+          case 'valid':
+            c.sig = signAction(actionSecret, fields);
+            authentic = true;
+            break;
+          case 'forged':
+            c.sig = signAction(`${actionSecret}-not`, fields);
+            break;
+          case 'stale':
+            // A captured approve button's context replayed as the dialog's state.
+            c.sig = signAction(actionSecret, { ...fields, optionKey: 'approve_once' });
+            break;
+          case 'none':
+            delete c.sig;
+            break;
+        }
+        body = { ...(payload as Record<string, unknown>), state: JSON.stringify(c) };
+      }
+      return {
+        contentType: 'application/json',
+        body: JSON.stringify(body) ?? 'null',
+        headers: {},
+        authentic,
+      };
+    },
+    // Signed, but for a prompt the binding never posted: refused unknown_nonce.
+    validStatuses: [401],
+    commandIds: (p) => {
+      const user = str(field(p, 'user_id'));
+      const callback = str(field(p, 'callback_id'));
+      return user && callback ? [`mattermost:dialog:${callback}:${user}`] : [];
+    },
+  };
+  return [actions, commands, dialogs];
 }

@@ -80,11 +80,17 @@ export class MattermostDialogsController {
     if (optionKey !== EDIT_ACTION || !body.callback_id) return this.refuse('not_an_edit');
     if (!userId || !MATTERMOST_ID_PATTERN.test(userId)) return this.refuse('incomplete_request');
     const log = this.logger.child({ platform: 'mattermost', sessionId, callId });
+    let journaled: Awaited<ReturnType<PromptJournalRepository['findByKey']>>;
     try {
-      const journaled = await this.prompts.findByKey({ sessionId, callId });
-      if (!journaled?.postNonce || !sameText(journaled.postNonce, nonce)) {
-        return this.refuse('unknown_nonce');
-      }
+      journaled = await this.prompts.findByKey({ sessionId, callId });
+    } catch (error) {
+      return this.failed(error, log);
+    }
+    // Outside the try: a refusal is a 401 counted at debug, never a logged failure to retry.
+    if (!journaled?.postNonce || !sameText(journaled.postNonce, nonce)) {
+      return this.refuse('unknown_nonce');
+    }
+    try {
       if (journaled.state.status !== 'pending') return { error: EXPIRED };
       const { messageRef } = journaled.state;
       if (!(await this.membership.isMember(messageRef.channelId, userId))) {
@@ -113,9 +119,14 @@ export class MattermostDialogsController {
       log.info({ result: result.kind }, 'an edit could not be forwarded');
       return { error: result.kind === 'refused' ? `Not sent: ${result.detail}` : EXPIRED };
     } catch (error) {
-      log.error({ err: error }, 'could not take a Mattermost edit');
-      return { error: RETRY };
+      return this.failed(error, log);
     }
+  }
+
+  /** The dialog stays open with the reason, so the approver can submit again. */
+  private failed(error: unknown, log: Logger): DialogReply {
+    log.error({ err: error }, 'could not take a Mattermost edit');
+    return { error: RETRY };
   }
 
   private read(raw: unknown): MattermostDialogSubmission {
