@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, openSync, closeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { chown, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,6 +10,8 @@ import { StartupFailure } from './startup-failure';
 
 const run = promisify(execFile);
 const DATABASE = 'tollgate';
+/** How many ports a start tries when the one picked free was taken before PostgreSQL bound it. */
+const PORT_ATTEMPTS = 5;
 /** PostgreSQL refuses to run as root; this is the user it runs as instead. */
 const UNPRIVILEGED_USER = 'postgres';
 /**
@@ -39,7 +41,7 @@ export class EmbeddedPostgresServer {
   private constructor(
     private dataDir: string,
     private readonly logFile: string,
-    readonly port: number,
+    private bound: number,
     private readonly password: string,
   ) {}
 
@@ -53,10 +55,16 @@ export class EmbeddedPostgresServer {
     progress: (line: string) => void,
     password: string,
     passwordIsNew: boolean,
+    pickPort: () => Promise<number> = freePort,
   ): Promise<EmbeddedPostgresServer> {
-    const server = new EmbeddedPostgresServer(dataDir, logFile, await freePort(), password);
+    const server = new EmbeddedPostgresServer(dataDir, logFile, await pickPort(), password);
     await server.boot(progress, passwordIsNew);
     return server;
+  }
+
+  /** The port it listens on (another than first picked, if that one was taken meanwhile). */
+  get port(): number {
+    return this.bound;
   }
 
   get url(): string {
@@ -122,17 +130,51 @@ export class EmbeddedPostgresServer {
       if (runAs.uid !== undefined) await chown(hbaFile, runAs.uid, runAs.gid!);
     }
 
+    // A port picked free may be taken before PostgreSQL binds it: then it tries another.
+    for (let attempt = 1; ; attempt += 1) {
+      const from = existsSync(this.logFile) ? statSync(this.logFile).size : 0;
+      const child = this.spawnServer(binaries.postgres, runAs);
+      const up = await pollUntil(
+        'the embedded PostgreSQL to accept connections',
+        async () =>
+          child.exitCode !== null ||
+          this.query('postgres', 'SELECT 1').then(
+            () => true,
+            () => false,
+          ),
+        30_000,
+      ).then(() => child.exitCode === null);
+      if (up) break;
+      const output = readFileSync(this.logFile).subarray(from).toString();
+      if (attempt < PORT_ATTEMPTS && /address already in use/i.test(output)) {
+        const taken = this.bound;
+        this.bound = await freePort();
+        progress(`PostgreSQL: port ${taken} was taken before it bound it; trying ${this.bound}`);
+        continue;
+      }
+      const tail = output.split('\n').slice(-15).join('\n');
+      throw new StartupFailure(`PostgreSQL exited at start (${child.exitCode}):\n${tail}`);
+    }
+    const exists = await this.query(
+      'postgres',
+      `SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'`,
+    );
+    if (exists === 0) await this.query('postgres', `CREATE DATABASE ${DATABASE}`);
+  }
+
+  private spawnServer(postgres: string, runAs: RunAs): ChildProcess {
     const log = openSync(this.logFile, 'a');
+    let child: ChildProcess;
     try {
       // Its own process group: a Ctrl-C at the terminal reaches npm start, which stops the
       // services first and the database last, not the database at once.
-      this.child = spawn(
-        binaries.postgres,
+      child = spawn(
+        postgres,
         [
           '-D',
           this.dataDir,
           '-p',
-          String(this.port),
+          String(this.bound),
           '-c',
           'listen_addresses=127.0.0.1',
           '-c',
@@ -148,27 +190,9 @@ export class EmbeddedPostgresServer {
     } finally {
       closeSync(log);
     }
-    const child = this.child;
+    this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
-    await pollUntil(
-      'the embedded PostgreSQL to accept connections',
-      async () => {
-        if (child.exitCode !== null) {
-          const tail = (await readFile(this.logFile, 'utf8')).split('\n').slice(-15).join('\n');
-          throw new StartupFailure(`PostgreSQL exited at start (${child.exitCode}):\n${tail}`);
-        }
-        return this.query('postgres', 'SELECT 1').then(
-          () => true,
-          () => false,
-        );
-      },
-      30_000,
-    );
-    const exists = await this.query(
-      'postgres',
-      `SELECT 1 FROM pg_database WHERE datname = '${DATABASE}'`,
-    );
-    if (exists === 0) await this.query('postgres', `CREATE DATABASE ${DATABASE}`);
+    return child;
   }
 
   private async setSuperuserPassword(postgres: string, runAs: RunAs): Promise<void> {
