@@ -15,11 +15,9 @@ import {
 import {
   ConsumerHost,
   DatabaseClient,
-  FatalFailures,
   JetStreamConsumers,
   MetricsService,
   NatsClient,
-  ReadinessService,
   SERVICE_CONFIG,
   SERVICE_LOGGER,
 } from '@tollgate/service-runtime';
@@ -38,7 +36,7 @@ import { pruneAudit } from '@tollgate/audit';
 import { failpointFor } from './journal/failpoint';
 import { type DecideOptions, SessionStore } from './journal/session-store';
 import { isSubAgentCommand, type SessionCommand } from './session/domain/sub-agent';
-import { LeaderLock } from './leadership/leader-lock';
+import { LeaderGate } from './leadership/leader-gate';
 import { MODEL_CLIENT, type ModelClient } from './model/model-client.port';
 import { OutboxRelay } from './outbox/outbox-relay.service';
 import { observePendingPrompts } from './prompt/pending-prompts.metrics';
@@ -58,8 +56,8 @@ import { decisionSpan, tracedSessionDeps } from './tracing/traced-deps';
 const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * Wires the session service once its dependencies answer. Only the instance holding the
- * leader lock works: it recovers parked sessions, relays the outbox, then pulls commands; a
+ * Wires the session service once its dependencies answer. Only the instance the LeaderGate
+ * lets through works: it recovers parked sessions, relays the outbox, then pulls commands; a
  * standby stays ready, says so, and waits for the lock. On shutdown the consumer drains
  * first, so the outputs of in-flight commands are still relayed, and the lock goes last, so
  * a standby takes over only once nothing here writes any more.
@@ -73,7 +71,6 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
   private recovered?: Promise<unknown>;
   private housekeeping?: NodeJS.Timeout;
   private stopping = false;
-  private readonly leader: LeaderLock;
   private readonly logger: Logger;
 
   constructor(
@@ -87,29 +84,13 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     private readonly nats: NatsClient,
     private readonly consumers: ConsumerHost,
     private readonly jetstream: JetStreamConsumers,
-    private readonly readiness: ReadinessService,
     private readonly metrics: MetricsService,
-    private readonly fatal: FatalFailures,
+    private readonly leader: LeaderGate,
   ) {
     this.logger = logger.child({ component: 'session-runtime' });
-    this.leader = new LeaderLock({
-      databaseUrl: config.DATABASE_URL,
-      schema: config.DATABASE_SCHEMA,
-      logger,
-      onLost: (error) => {
-        // Another instance may already hold the lock; optimistic concurrency on the journal
-        // covers whatever this one was doing, and the orchestrator restarts it as a standby.
-        // The entry point ends the process; this service only says why.
-        this.fatal.report('lost the leader lock connection', error);
-      },
-    });
   }
 
   onApplicationBootstrap(): void {
-    // Ready once the role is known: a standby answers 200 without a consumer, the active
-    // instance registers its consumer check in the same tick as it takes the lock.
-    this.readiness.register({ name: 'leadership', check: () => this.leader.decided });
-    this.readiness.describe('role', () => this.leader.role);
     void this.lead();
   }
 

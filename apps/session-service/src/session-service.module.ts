@@ -16,6 +16,7 @@ import { OpenAiChatClient } from './model/openai-chat.client';
 import { ProviderLimitedModelClient } from './model/provider-limited.model-client';
 import { ScriptedModelClient } from './model/scripted-model.client';
 import { CommandsController } from './commands/commands.controller';
+import { LeaderGate } from './leadership/leader-gate';
 import { SessionRuntime } from './session-runtime.service';
 import type { SessionServiceConfig } from './session-service.config';
 import { TOOL_GRANTS, type ToolGrants } from './session/domain/tool-grants.port';
@@ -78,6 +79,7 @@ export class SessionServiceModule {
             new ToolGrantsRepository(() => database.whenReady()),
           inject: [DatabaseClient],
         },
+        LeaderGate,
         SessionRuntime,
       ],
     };
