@@ -3,6 +3,8 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApprovalRequest } from '@tollgate/protocol';
+import { parseToolPolicy } from '../../apps/session-service/src/tools/tool-policy.loader';
+import { builtInTools } from '../../apps/session-service/src/tools/tool-registry';
 import { ApprovalApiSystem, approvedBy } from '../support/approval-api.fixture';
 import { waitFor } from '../support/wait-for';
 
@@ -183,5 +185,17 @@ describe('A8 — the integration docs work as written (process)', () => {
     expect((await answer).body).toEqual({
       hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } },
     });
+  });
+});
+
+describe('A8 — the integration docs’ policy snippets load as written (unit)', () => {
+  it('A8 claude-code.md: the TOOL_POLICY_FILE block loads with the session service’s loader and makes Write’s file_path editable for an API approval', () => {
+    const yaml = blocks(read('claude-code.md'), 'yaml');
+    expect(yaml).toHaveLength(1);
+    // The session service's own loader and registry, as it reads TOOL_POLICY_FILE at start.
+    const policy = parseToolPolicy(yaml[0], 'claude-code.md', builtInTools());
+    expect(policy.apiEntryFor('Write')?.editable).toEqual([
+      { name: 'file_path', constraint: { kind: 'prefix', directory: '/srv/notes' } },
+    ]);
   });
 });

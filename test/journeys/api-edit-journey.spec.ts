@@ -15,17 +15,20 @@ import { waitFor } from '../support/wait-for';
 
 /**
  * (process) G2 over the approval API, end to end through Slack: the session service's policy
- * lets `write_note`'s `text` be narrowed under /srv/a; an agent asks over HTTP for that tool,
- * alice edits in Slack's modal, and the agent reads the edited arguments back by its long poll
- * and redeems them — with the hash of what it will run, never the one it asked with. (The
- * policy file takes only tools the session service has, so the API asks for one of those.)
+ * lets Claude Code's `Write` have its `file_path` narrowed under /srv/a (under `apiTools:`, the
+ * tool names agents send, which the session service itself does not have); an agent asks over
+ * HTTP for that tool, alice edits in Slack's modal, and the agent reads the edited arguments
+ * back by its long poll and redeems them — with the hash of what it will run, never the one it
+ * asked with.
  */
 const POLICY = `
 tools:
-  write_note:
-    mode: approval
+  echo: { mode: auto }
+  write_note: { mode: approval }
+apiTools:
+  Write:
     editable:
-      text: { prefix: /srv/a }
+      file_path: { prefix: /srv/a }
 `;
 
 describe('G2 — an API approval approved with edited arguments, whole system through slack', () => {
@@ -58,9 +61,9 @@ describe('G2 — an API approval approved with edited arguments, whole system th
       conversation: { channelId: conversation.channelId, threadId: conversation.threadId },
       approvers: [alice.id],
     });
-    const requested = { text: '/srv/a', title: 'build notes' };
+    const requested = { file_path: '/srv/a', content: 'build notes' };
     const created = await approvals.create(key, {
-      tool: 'write_note',
+      tool: 'Write',
       arguments: requested,
       summary: 'Write the build notes',
       agent: { name: 'claude-code', session: 'sess-g2' },
@@ -89,14 +92,14 @@ describe('G2 — an API approval approved with edited arguments, whole system th
     const edit = prompt.buttons.find((b) => b.label === 'Edit & approve')!;
     const opened = await driver.openEditForm!(binding.url, prompt, edit, alice);
     expect(opened.form?.fields).toEqual([
-      expect.objectContaining({ label: 'text', value: '/srv/a' }),
+      expect.objectContaining({ label: 'file_path', value: '/srv/a' }),
     ]);
     const submitted = await driver.submitEditForm!(binding.url, opened.form!, alice, {
-      text: '/srv/a/build',
+      file_path: '/srv/a/build',
     });
     expect(submitted.status).toBe(200);
 
-    const final = { text: '/srv/a/build', title: 'build notes' };
+    const final = { file_path: '/srv/a/build', content: 'build notes' };
     const answered = await waiting;
     expect(answered.status).toBe(200);
     expect(answered.body).toMatchObject({

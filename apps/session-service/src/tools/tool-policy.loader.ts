@@ -8,7 +8,6 @@ import {
   type Person,
   MAX_EDITABLE_ARGUMENTS,
   parseArgumentConstraint,
-  parseDuration,
   standardOptions,
 } from '@tollgate/protocol';
 import { ConfigError } from '@tollgate/service-runtime';
@@ -25,6 +24,13 @@ import {
 } from './tool-policy';
 import type { ToolRegistry } from './tool-registry';
 import { grantOfferOf, grantOfferSchema } from './grant-offer';
+import {
+  API_TOOL_UNKNOWN_HINT,
+  apiToolEntryOf,
+  apiToolEntrySchema,
+  apiToolProblems,
+} from './api-tool-policy';
+import { duration, editableField, remindField, shown } from './policy-fields';
 
 /**
  * `TOOL_POLICY_FILE` (docs/protocol.md §5), YAML or JSON (JSON is YAML, so one parser serves both
@@ -49,30 +55,21 @@ import { grantOfferOf, grantOfferSchema } from './grant-offer';
  *     editable:              # G2, optional: "Edit & approve", each argument inside its constraint
  *       path: { prefix: /srv/notes }
  *       mode: { enum: [read, append] }
+ * apiTools:                  # optional: approval API requests, by the tool name the agent sends
+ *   Write:                   # only editable and remind (api-tool-policy.ts)
+ *     editable: { file_path: { prefix: /srv/notes } }
  * ```
  *
  * With a quorum, approvers or `separateApprover`, a prompt offers only approve_once and deny: a
  * grant ("allow in this chat", "always allow") would let one person stand in for the quorum.
  *
- * The file is an allow-list: a tool it names that the registry lacks is an error, and a
- * registry tool it leaves out is refused by policy, as if listed with `mode: deny`.
+ * `tools:` is an allow-list: a tool it names that the registry lacks is an error, and a
+ * registry tool it leaves out is refused by policy, as if listed with `mode: deny`. `apiTools:`
+ * names tools the agents run themselves, so the registry has no say there.
  */
 
 const MODES = ['auto', 'approval', 'deny'] as const satisfies readonly ApprovalMode[];
 const ON_DEADLINE = ['deny', 'expire'] as const satisfies readonly OnDeadline[];
-
-const duration = z
-  .string({
-    error: (issue) => `must be a duration such as 30m, 8h or 2d, not ${shown(issue.input)}`,
-  })
-  .superRefine((text, ctx) => {
-    const parsed = parseDuration(text);
-    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem });
-  })
-  .transform((text) => {
-    const parsed = parseDuration(text);
-    return parsed.ok ? parsed.ms : 0;
-  });
 
 /** A platform user id, or one with the name the tally shows ("waiting for Bob"). */
 const personId = z.string().min(1).max(200).refine(isStorableIdentifier);
@@ -80,11 +77,6 @@ const approver = z.union(
   [personId, z.strictObject({ id: personId, name: z.string().min(1).max(80).optional() })],
   { error: (issue) => `must be a person id or { id, name }, not ${shown(issue.input)}` },
 );
-const constraint = z.unknown().superRefine((raw, ctx) => {
-  const parsed = parseArgumentConstraint(raw);
-  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem });
-});
-
 const entrySchema = z.strictObject(
   {
     mode: z.enum(MODES, {
@@ -102,7 +94,7 @@ const entrySchema = z.strictObject(
       )
       .optional(),
     deadline: duration.optional(),
-    remind: z.array(duration, { error: 'must be a list of durations, as in [1h, 8h]' }).optional(),
+    remind: remindField,
     onDeadline: z
       .enum(ON_DEADLINE, {
         error: (issue) => `must be ${oneOf(ON_DEADLINE)}, not ${shown(issue.input)}`,
@@ -122,11 +114,7 @@ const entrySchema = z.strictObject(
     separateApprover: z
       .boolean({ error: (issue) => `must be true or false, not ${shown(issue.input)}` })
       .optional(),
-    editable: z
-      .record(z.string(), constraint, {
-        error: 'must map each editable argument to its constraint',
-      })
-      .optional(),
+    editable: editableField,
     always: grantOfferSchema.optional(),
   },
   { error: 'must be a map with a mode and, optionally, options' },
@@ -138,6 +126,11 @@ const fileSchema = z.strictObject(
       error: (issue) =>
         issue.input === undefined ? 'is required' : 'must map each tool name to its policy',
     }),
+    apiTools: z
+      .record(z.string().min(1).max(LIMITS.apiToolName), apiToolEntrySchema, {
+        error: 'must map each tool name an agent sends to its policy',
+      })
+      .optional(),
   },
   { error: 'must be a map with a tools entry' },
 );
@@ -200,7 +193,11 @@ export function parseToolPolicy(text: string, file: string, registry: ToolRegist
       const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
       const problem =
         issue.code === 'unrecognized_keys'
-          ? `has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(shown).join(', ')}`
+          ? `has unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(shown).join(', ')}${
+              issue.path[0] === 'apiTools' && issue.path.length === 2
+                ? ` ${API_TOOL_UNKNOWN_HINT}`
+                : ''
+            }`
           : issue.message;
       return { line: lineOf(doc, lineAt, path), problem: describe(issue.path, problem) };
     });
@@ -238,6 +235,7 @@ export function withToolPolicy<C extends { readonly TOOL_POLICY_FILE?: string }>
 function withMcpDefault(policy: ToolPolicy, registry: ToolRegistry): ToolPolicy {
   const ask: ToolPolicyEntry = { mode: 'approval', options: standardOptions(OPTION_KEYS) };
   return {
+    apiEntryFor: (toolName) => policy.apiEntryFor(toolName),
     entryFor: (toolName) =>
       policy.entryFor(toolName) ?? (registry.isMcpTool?.(toolName) === true ? ask : undefined),
   };
@@ -271,6 +269,10 @@ function checkAgainstRegistry(
     problems.push(...quorumProblems(name, entry));
     problems.push(...timerProblems(name, entry), ...editableProblems(name, entry));
     problems.push(...offerProblems(name, entry));
+  }
+  // The agent's tools are not this service's: no registry check, only the entries' own.
+  for (const [name, entry] of Object.entries(file.apiTools ?? {})) {
+    problems.push(...apiToolProblems(name, entry));
   }
   return problems;
 }
@@ -338,7 +340,11 @@ function policyOf(file: PolicyFile, registry: ToolRegistry): ToolPolicy {
   }
   // An allow-list: an MCP tool the file does not name is refused like an unnamed built-in.
   const refused: ToolPolicyEntry = { mode: 'deny', options: [] };
+  const apiEntries = new Map(
+    Object.entries(file.apiTools ?? {}).map(([name, entry]) => [name, apiToolEntryOf(entry)]),
+  );
   return {
+    apiEntryFor: (toolName) => apiEntries.get(toolName),
     entryFor: (toolName) =>
       entries.get(toolName) ?? (registry.isMcpTool?.(toolName) === true ? refused : undefined),
   };
@@ -505,8 +511,4 @@ function byLine<T extends { line?: number }>(problems: T[]): T[] {
 
 function oneOf(values: readonly string[]): string {
   return `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
-}
-
-function shown(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
 }

@@ -57,8 +57,23 @@ export interface EditablePolicy {
   readonly constraint: ArgumentConstraint;
 }
 
+/**
+ * What the policy adds to an approval API request for a tool an agent runs itself (`Bash`,
+ * `Write`): only what such a request takes from the policy. Its quorum, approvers and deadline
+ * come with each request (docs/protocol.md §8, §9).
+ */
+export interface ApiToolPolicyEntry {
+  /** G2: the arguments an approver may narrow before approving once. */
+  readonly editable?: readonly EditablePolicy[];
+  /** S22: reminders, each before the request's own deadline when it has one; ascending. */
+  readonly remindMs?: readonly number[];
+}
+
 export interface ToolPolicy {
+  /** The session service's own tools (`tools:`), the registry's names. */
   entryFor(toolName: string): ToolPolicyEntry | undefined;
+  /** An approval API request's tool (`apiTools:`), the name the agent sends. */
+  apiEntryFor(toolName: string): ApiToolPolicyEntry | undefined;
 }
 
 const ALL_OPTIONS: readonly OptionKey[] = [
@@ -78,5 +93,5 @@ export function defaultToolPolicy(): ToolPolicy {
     write_note: { mode: 'approval', options: standardOptions(ALL_OPTIONS) },
     delegate: { mode: 'approval', options: standardOptions(ALL_OPTIONS) },
   };
-  return { entryFor: (toolName) => entries[toolName] };
+  return { entryFor: (toolName) => entries[toolName], apiEntryFor: () => undefined };
 }

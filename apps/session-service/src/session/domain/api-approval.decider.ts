@@ -106,10 +106,11 @@ export async function decideApprovalRequest(
     decide(recorder, approvalOf(command), command.id, 'approved', granted, []);
     return;
   }
-  // G2: a policy naming the tool may let one approver narrow its arguments (never a quorum's).
+  // G2: a policy naming the tool under apiTools may let one approver narrow its arguments
+  // (never a quorum's).
   const editable = quorum
     ? undefined
-    : editableArguments(deps.policy.entryFor(command.tool)?.editable, command.arguments);
+    : editableArguments(deps.policy.apiEntryFor(command.tool)?.editable, command.arguments);
   const seq = recorder.nextSeq;
   const request = recorder.output(
     seq,
@@ -473,9 +474,9 @@ async function grantFor(
   return undefined;
 }
 
-/** The request's deadline; reminders from the tool policy when it names the tool. */
+/** The request's deadline; reminders from the tool policy when its apiTools name the tool. */
 function timerPolicy(command: ApprovalRequest, deps: SessionDeps) {
-  const remindMs = deps.policy.entryFor(command.tool)?.timers?.remindMs ?? [];
+  const remindMs = deps.policy.apiEntryFor(command.tool)?.remindMs ?? [];
   const deadline = command.deadline === undefined ? undefined : parseDuration(command.deadline);
   const deadlineMs = deadline?.ok ? deadline.ms : undefined;
   if (deadlineMs === undefined && remindMs.length === 0) return undefined;

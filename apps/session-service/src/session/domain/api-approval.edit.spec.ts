@@ -1,20 +1,18 @@
 import { approvalId } from '../../../../../libs/protocol/src/testing/approval-fixtures';
 import { argumentsHashOf, standardOptions } from '@tollgate/protocol';
-import { defaultToolPolicy, type ToolPolicyEntry } from '../../tools/tool-policy';
+import { type ApiToolPolicyEntry, defaultToolPolicy } from '../../tools/tool-policy';
 import { AgentSessionGiven } from './testing/agent-session-given';
 import { defaultDeps } from './testing/session-given';
 
-/** A policy that names the API's tool `Bash` and lets its `path` be narrowed under /srv/a. */
+/** A policy whose apiTools name the agent's tool `Bash` and let its `path` be narrowed. */
 function givenEditableBash(): AgentSessionGiven {
   const base = defaultToolPolicy();
-  const bash: ToolPolicyEntry = {
-    mode: 'approval',
-    options: standardOptions(),
+  const bash: ApiToolPolicyEntry = {
     editable: [{ name: 'path', constraint: { kind: 'prefix', directory: '/srv/a' } }],
   };
   return new AgentSessionGiven({
     ...defaultDeps(),
-    policy: { entryFor: (tool) => (tool === 'Bash' ? bash : base.entryFor(tool)) },
+    policy: { ...base, apiEntryFor: (tool) => (tool === 'Bash' ? bash : undefined) },
   });
 }
 
@@ -76,5 +74,26 @@ describe('G2 — an API approval approved with edited arguments', () => {
       edits: [{ name: 'path', text: '/srv/a/tmp' }],
     });
     expect(refused.decisions).toEqual([]);
+  });
+
+  it("G2 given only a tools: entry of the same name, an API prompt offers no edit: the session's own tools are not the agent's", async () => {
+    const base = defaultToolPolicy();
+    const session = new AgentSessionGiven({
+      ...defaultDeps(),
+      policy: {
+        ...base,
+        entryFor: (tool) =>
+          tool === 'Bash'
+            ? {
+                mode: 'approval',
+                options: standardOptions(),
+                editable: [{ name: 'path', constraint: { kind: 'prefix', directory: '/srv/a' } }],
+              }
+            : base.entryFor(tool),
+      },
+    });
+    const requested = await session.request({ arguments: ARGS });
+    expect(requested.outputs[0]).toMatchObject({ type: 'ToolInteractionRequest' });
+    expect(requested.outputs[0]).not.toHaveProperty('editable');
   });
 });

@@ -20,6 +20,7 @@ const HOUR = 3_600_000;
 function policyWith(timers: ToolPolicyEntry['timers']): ToolPolicy {
   const base = defaultToolPolicy();
   return {
+    apiEntryFor: () => undefined,
     entryFor: (name) => {
       const entry = base.entryFor(name);
       return name === 'write_note' && entry ? { ...entry, timers } : entry;

@@ -20,7 +20,10 @@ function editablePolicy(): ToolPolicy {
     options: standardOptions(),
     editable: [{ name: 'text', constraint: { kind: 'prefix', directory: '/srv/a' } }],
   };
-  return { entryFor: (tool) => (tool === 'write_note' ? writeNote : base.entryFor(tool)) };
+  return {
+    apiEntryFor: () => undefined,
+    entryFor: (tool) => (tool === 'write_note' ? writeNote : base.entryFor(tool)),
+  };
 }
 
 async function givenEditablePrompt(): Promise<SessionGiven> {

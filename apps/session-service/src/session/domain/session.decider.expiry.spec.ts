@@ -10,7 +10,10 @@ describe('redrive that cannot go ahead', () => {
     const policy = defaultToolPolicy();
     const after = new SessionGiven({
       ...defaultDeps(),
-      policy: { entryFor: (name) => (name === 'write_note' ? undefined : policy.entryFor(name)) },
+      policy: {
+        apiEntryFor: () => undefined,
+        entryFor: (name) => (name === 'write_note' ? undefined : policy.entryFor(name)),
+      },
     });
     after.journal.push(...before.journal);
     const decision = await after.respond('call_2_1', 'approve_once');

@@ -23,6 +23,7 @@ const CAROL: Person = { id: 'U_CAROL', displayName: 'Carol' };
 function quorumPolicy(deadlineMs?: number): ToolPolicy {
   const base = defaultToolPolicy();
   return {
+    apiEntryFor: () => undefined,
     entryFor: (name) => {
       const entry = base.entryFor(name);
       if (name !== 'write_note' || !entry) return entry;

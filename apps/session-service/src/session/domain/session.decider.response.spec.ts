@@ -406,6 +406,7 @@ describe('S8 who may answer, and with what', () => {
       model: new ScriptedModelClient(),
       tools: builtInTools(),
       policy: {
+        apiEntryFor: () => undefined,
         entryFor: (name) =>
           name === 'write_note'
             ? { mode: 'approval', options: onceOrDeny }

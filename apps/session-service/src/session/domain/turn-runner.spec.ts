@@ -135,7 +135,10 @@ describe('turn runner', () => {
     const session = new SessionGiven({
       model: scripted,
       tools: builtInTools(),
-      policy: { entryFor: (name) => (name === 'echo' ? { mode: 'deny', options } : undefined) },
+      policy: {
+        apiEntryFor: () => undefined,
+        entryFor: (name) => (name === 'echo' ? { mode: 'deny', options } : undefined),
+      },
       grants: noToolGrants,
     });
 
