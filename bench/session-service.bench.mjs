@@ -26,6 +26,8 @@ const { replay } = require(dist('libs/session-read-model/index.js'));
 const { decideResponse, decideUserMessage } = require(
   dist('apps/session-service/session/domain/session.decider.js'),
 );
+// D1: a decider only records the decision; the shell's driveTurn runs the turn it starts.
+const { driveTurn } = require(dist('apps/session-service/session/drive-turn.js'));
 const { ScriptedModelClient } = require(
   dist('apps/session-service/model/scripted-model.client.js'),
 );
@@ -121,20 +123,17 @@ async function parkedSession(i) {
   const conversation = conversationOf(i);
   const sessionId = protocol.deriveSessionId(conversation);
   const recorder = new SessionRecorder(replay(sessionId, []), new Date().toISOString());
-  await decideUserMessage(
-    recorder,
-    {
-      type: 'UserMessage',
-      v: 1,
-      id: `seed-${i}`,
-      sessionId,
-      conversation,
-      occurredAt: new Date().toISOString(),
-      sender: { id: 'UBENCH' },
-      text: `!write_note {"text":"note ${i}"}`,
-    },
-    deps,
-  );
+  await decideUserMessage(recorder, {
+    type: 'UserMessage',
+    v: 1,
+    id: `seed-${i}`,
+    sessionId,
+    conversation,
+    occurredAt: new Date().toISOString(),
+    sender: { id: 'UBENCH' },
+    text: `!write_note {"text":"note ${i}"}`,
+  });
+  await driveTurn(recorder, deps);
   return { sessionId, conversation, recorded: recorder.recorded };
 }
 
@@ -454,7 +453,8 @@ async function longSessionClicks(db) {
   let n = 0;
   const decide = async (decision) => {
     const recorder = new SessionRecorder(state, now, undefined, source);
-    await decision(recorder);
+    decision(recorder);
+    await driveTurn(recorder, deps);
     for (const r of recorder.recorded)
       journal.push({ seq: r.seq, occurredAt: r.occurredAt, event: r.event });
     state = recorder.current;
@@ -468,33 +468,25 @@ async function longSessionClicks(db) {
   });
   const park = () =>
     decide((r) =>
-      decideUserMessage(
-        r,
-        {
-          ...envelope(),
-          type: 'UserMessage',
-          sender: { id: 'UBENCH' },
-          text: `!write_note {"text":"n${n}"}`,
-        },
-        deps,
-      ),
+      decideUserMessage(r, {
+        ...envelope(),
+        type: 'UserMessage',
+        sender: { id: 'UBENCH' },
+        text: `!write_note {"text":"n${n}"}`,
+      }),
     );
   const pendingCall = () => state.turn.batch.gated.at(-1).callId;
   await park();
   while (journal.length + 7 <= LONG_EVENTS) {
     const callId = pendingCall();
     await decide((r) =>
-      decideResponse(
-        r,
-        {
-          ...envelope(),
-          type: 'ToolInteractionResponse',
-          callId,
-          optionKey: 'approve_once',
-          sender: { id: 'UBENCH' },
-        },
-        deps,
-      ),
+      decideResponse(r, {
+        ...envelope(),
+        type: 'ToolInteractionResponse',
+        callId,
+        optionKey: 'approve_once',
+        sender: { id: 'UBENCH' },
+      }),
     );
     await park();
   }
