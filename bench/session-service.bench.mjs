@@ -278,7 +278,7 @@ try {
     `  RSS with ${biggest.conversations} turns in flight: peak ${biggest.peakRss.toFixed(0)} MB`,
   );
 } finally {
-  for (const name of [names.commands, names.outputs, names.deadLetters]) {
+  for (const name of [names.commands, names.outputs, names.deadLetters, names.decisions]) {
     await (await jetstreamManager(nc)).streams.delete(name).catch(() => false);
   }
   await nc.close();
