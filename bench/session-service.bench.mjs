@@ -11,6 +11,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -63,7 +64,15 @@ const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const token = randomBytes(4).toString('hex');
 const prefix = `bench${token}`;
 const schema = `bench_${token}`;
-const port = 39_000 + Math.floor(Math.random() * 1000);
+// A port the kernel says is free now. A random pick in a fixed range could be another test's
+// service, whose 200 on /health/ready let the bench seed a schema nothing had migrated.
+const port = await new Promise((resolve, reject) => {
+  const probe = createServer().once('error', reject);
+  probe.listen(0, '127.0.0.1', () => {
+    const { port: free } = probe.address();
+    probe.close(() => resolve(free));
+  });
+});
 const env = {
   PATH: process.env.PATH,
   DATABASE_URL,
