@@ -12,6 +12,14 @@ export interface AlwaysGrantInForce {
   readonly expiresAt?: string;
 }
 
+/**
+ * A connection to read through: a decision's own transaction, so a decision never holds a
+ * second pooled connection for a grant (D2). Absent, the repository reads from the pool.
+ */
+export interface GrantConnection {
+  query<T = unknown>(sql: string, parameters?: unknown[]): Promise<T>;
+}
+
 /** Which grants an operator means; an absent key matches every value. */
 export interface GrantFilter {
   readonly platform?: string;
@@ -95,11 +103,12 @@ export class ToolGrantsRepository {
     personId: string,
     toolName: string,
     clientId = '',
+    connection?: GrantConnection,
   ): Promise<boolean> {
     // A limited grant (G3) covers only through `alwaysGrant`, which checks and spends it.
-    const rows: unknown[] = await (
-      await this.dataSource()
-    ).query(
+    const rows = await (
+      await this.on(connection)
+    ).query<unknown[]>(
       `SELECT 1 FROM tool_grants
        WHERE platform = $1 AND workspace_id = $2 AND person_id = $3 AND tool_name = $4
          AND client_id = $5 AND revoked_at IS NULL
@@ -114,9 +123,10 @@ export class ToolGrantsRepository {
     personId: string,
     toolName: string,
     now: Date,
+    connection?: GrantConnection,
   ): Promise<AlwaysGrantInForce | undefined> {
     const [row] = await (
-      await this.dataSource()
+      await this.on(connection)
     ).query<
       {
         granted_at: Date;
@@ -145,16 +155,21 @@ export class ToolGrantsRepository {
     personId: string,
     toolName: string,
     now: Date,
+    connection?: GrantConnection,
   ): Promise<boolean> {
-    const rows: unknown[] = await (
-      await this.dataSource()
-    ).query(
+    const rows = await (
+      await this.on(connection)
+    ).query<unknown[]>(
       `SELECT 1 FROM session_grants
        WHERE session_id = $1 AND person_id = $2 AND tool_name = $3
          AND revoked_at IS NULL AND expires_at > $4`,
       [sessionId, personId, toolName, now.toISOString()],
     );
     return rows.length > 0;
+  }
+
+  private async on(connection: GrantConnection | undefined): Promise<GrantConnection> {
+    return connection ?? (await this.dataSource());
   }
 
   /** Grants in force that match `filter`, in a stable order. */

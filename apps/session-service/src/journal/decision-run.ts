@@ -84,6 +84,7 @@ export class DecisionRun {
         historySourceOf((read) => this.read(read), this.sessionId),
         // G3: the use is taken in the transaction the next commit ends, with the call's events.
         async (claim) => claimGrantUse(await this.begin(), claim),
+        (read) => this.read(read),
       );
       await decision(recorder);
       await this.commit(recorder);

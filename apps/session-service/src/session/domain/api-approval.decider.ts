@@ -100,7 +100,7 @@ export async function decideApprovalRequest(
     options,
   };
   // G1: no one approver's grant stands in for a quorum or a separate approver.
-  const granted = quorum ? undefined : await grantFor(state, command, deps);
+  const granted = quorum ? undefined : await grantFor(recorder, command, deps);
   if (granted) {
     recorder.record(asked);
     decide(recorder, approvalOf(command), command.id, 'approved', granted, []);
@@ -429,13 +429,15 @@ function decide(
 /**
  * A standing grant of an approver decides at once: "Allow in this chat" given in this agent
  * session for this tool, or "Always allow" given for this client and tool. The first approver
- * holding one is named as the one who decided.
+ * holding one is named as the one who decided. The grants are read in the decision's own
+ * transaction: a second pooled connection per decision could deadlock a busy pool (D2).
  */
 async function grantFor(
-  state: SessionState,
+  recorder: SessionRecorder,
   command: ApprovalRequest,
   deps: SessionDeps,
 ): Promise<ApprovalDecision | undefined> {
+  const state = recorder.current;
   const offered = new Set(command.options);
   const by = (id: string, displayName?: string) => ({
     platform: command.conversation.platform,
@@ -455,11 +457,14 @@ async function grantFor(
   }
   if (offered.has('approve_always')) {
     for (const approver of command.approvers) {
-      const held = await deps.grants.isAlwaysAllowed(
-        command.conversation,
-        approver.id,
-        command.tool,
-        command.clientId,
+      const held = await recorder.readThrough((connection) =>
+        deps.grants.isAlwaysAllowed(
+          command.conversation,
+          approver.id,
+          command.tool,
+          command.clientId,
+          connection,
+        ),
       );
       if (held) {
         return {

@@ -15,7 +15,7 @@ import {
   type SessionState,
 } from '@tollgate/session-read-model';
 import { type SubAgentCommand, subAgentResultId } from './sub-agent';
-import type { GrantClaim } from './tool-grants.port';
+import type { GrantClaim, GrantConnection } from './tool-grants.port';
 
 type EnvelopeKey = 'v' | 'id' | 'sessionId' | 'conversation' | 'occurredAt' | 'seq';
 /** An output before the recorder gives it its envelope (id, seq, conversation, time). */
@@ -48,6 +48,14 @@ export const CHECKPOINT_NAMES: readonly CheckpointName[] = [
   'tool-starting',
   'model-calling',
 ];
+
+/**
+ * Runs a read on the connection the decision holds (its open transaction, or one gated slot);
+ * `undefined` where no database backs the decision (a unit spec), and the port reads its own.
+ */
+export type ReadThrough = <T>(read: (connection?: GrantConnection) => Promise<T>) => Promise<T>;
+
+const readAlone: ReadThrough = (read) => read(undefined);
 
 /** A session has no conversation before SessionStarted; a decision for it must supply one. */
 export class MissingConversation extends Error {
@@ -83,6 +91,8 @@ export class SessionRecorder {
     private readonly onClaim: (claim: GrantClaim) => Promise<number | undefined> = async () => {
       throw new Error('this decision cannot take a grant use');
     },
+    /** Grant reads go through the decision's own connection, never a second one (D2). */
+    readonly readThrough: ReadThrough = readAlone,
   ) {
     this.state = initial;
     this.loadedVersion = initial.version;

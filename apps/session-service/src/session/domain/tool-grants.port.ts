@@ -1,7 +1,7 @@
 import type { Conversation } from '@tollgate/protocol';
-import type { AlwaysGrantInForce } from '@tollgate/session-read-model';
+import type { AlwaysGrantInForce, GrantConnection } from '@tollgate/session-read-model';
 
-export type { AlwaysGrantInForce };
+export type { AlwaysGrantInForce, GrantConnection };
 
 /**
  * "Always allow" grants, kept beyond any one session (the `tool_grants` table, a projection
@@ -11,13 +11,15 @@ export type { AlwaysGrantInForce };
 export interface ToolGrants {
   /**
    * `clientId` names an approval API client (A2): its grants cover only its own requests, and
-   * the chat's (`''`, the default) only the chat's turns.
+   * the chat's (`''`, the default) only the chat's turns. Every read takes the connection of
+   * the decision it serves (D2: a decision holds at most one pooled connection).
    */
   isAlwaysAllowed(
     conversation: Conversation,
     personId: string,
     toolName: string,
     clientId?: string,
+    connection?: GrantConnection,
   ): Promise<boolean>;
   /**
    * X14: whether an "Allow in this chat" the journal holds is still in force at `now`: not
@@ -29,6 +31,7 @@ export interface ToolGrants {
     personId: string,
     toolName: string,
     now: Date,
+    connection?: GrantConnection,
   ): Promise<boolean>;
   /**
    * G3: the person's "Always allow" for the tool in force at `now` (not revoked, not lapsed,
@@ -41,6 +44,7 @@ export interface ToolGrants {
     personId: string,
     toolName: string,
     now: Date,
+    connection?: GrantConnection,
   ): Promise<AlwaysGrantInForce | undefined>;
 }
 

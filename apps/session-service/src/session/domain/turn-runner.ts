@@ -1,9 +1,7 @@
 import {
   argumentsHashOf,
-  checkArguments,
   type JsonObject,
   LIMITS,
-  parseArgumentScope,
   type Person,
   type Principal,
   type Quorum,
@@ -11,17 +9,17 @@ import {
 import type { QuorumPolicy } from '../../tools/tool-policy';
 import { quorumOf } from '@tollgate/session-read-model';
 import { journaledOffer } from '../../tools/grant-offer';
-import type { AlwaysGrantInForce } from './tool-grants.port';
 import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
 import {
-  type GrantUse,
-  holdsSessionGrant,
   ownEntry,
   type ProviderMessage,
   redriveDecisions,
   type ToolCall,
 } from '@tollgate/session-read-model';
 import type { SessionDeps } from './session-deps';
+import { grantReadFor, grantUseOf } from './grant-read';
+import { performReadGrant } from '../read-grant';
+import { parseArguments } from './tool-call-arguments';
 import { MAX_MODEL_ROUNDS_PER_TURN } from './session-deps';
 import { HistoryUnrestorable } from './provider-history';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
@@ -239,21 +237,24 @@ function promptText(
 }
 
 /**
- * "Allow in this chat" lives in the journal and, lapsing and revocable, in `session_grants`
- * (X14); "Always allow" in `tool_grants`; either counts only when the person whose message
- * started the turn holds it, so in a channel that is one conversation for ever (Discord) a
- * grant still covers only its giver's own messages. An automation message has
- * no person behind it, so no one's grant applies: only the policy's `mode: auto` does.
  * A covered call is journaled as such (ToolCallGranted), with the use it took of a limited
- * grant (G3).
+ * grant (G3). The grants are read on the decision's own connection (the ReadGrant effect).
  */
 async function coveredByGrant(
   recorder: SessionRecorder,
   deps: SessionDeps,
   call: ToolCall,
 ): Promise<boolean> {
-  const use = await grantUseFor(recorder, deps, call);
-  if (!use) return false;
+  const read = grantReadFor(recorder.current, lastUserMessage(recorder), call, recorder.clock);
+  if (!read) return false;
+  const covered = grantUseOf(read, await performReadGrant(read, deps.grants, recorder));
+  if (!covered) return false;
+  let use = covered.use;
+  if (covered.claim) {
+    const usesLeft = await recorder.claimGrantUse(covered.claim);
+    if (usesLeft === undefined) return false;
+    use = { ...use, usesLeft };
+  }
   recorder.record({
     type: 'ToolCallGranted',
     callId: call.callId,
@@ -261,59 +262,6 @@ async function coveredByGrant(
     grant: use,
   });
   return true;
-}
-
-async function grantUseFor(
-  recorder: SessionRecorder,
-  deps: SessionDeps,
-  call: ToolCall,
-): Promise<GrantUse | undefined> {
-  const state = recorder.current;
-  const requester = lastUserMessage(recorder);
-  if (requester.principal !== 'user') return undefined;
-  const personId = requester.sender.id;
-  const now = new Date(recorder.clock);
-  if (holdsSessionGrant(state, personId, call.toolName)) {
-    const inForce = await deps.grants.isSessionGrantInForce?.(
-      state.sessionId,
-      personId,
-      call.toolName,
-      now,
-    );
-    if (inForce ?? true) return { kind: 'session', personId };
-  }
-  const conversation = state.conversation;
-  if (!conversation) return undefined;
-  if (!deps.grants.alwaysGrant) {
-    const allowed = await deps.grants.isAlwaysAllowed(conversation, personId, call.toolName);
-    return allowed ? { kind: 'always', personId } : undefined;
-  }
-  const grant = await deps.grants.alwaysGrant(conversation, personId, call.toolName, now);
-  if (!grant || !withinScope(grant.scope, call)) return undefined;
-  const use: GrantUse = {
-    kind: 'always',
-    personId,
-    grantedAt: grant.grantedAt,
-    ...(grant.expiresAt === undefined ? {} : { expiresAt: grant.expiresAt }),
-    ...(grant.scope === undefined ? {} : { scope: grant.scope }),
-  };
-  if (grant.usesLeft === undefined) return use;
-  const usesLeft = await recorder.claimGrantUse({
-    platform: conversation.platform,
-    workspaceId: conversation.workspaceId,
-    personId,
-    toolName: call.toolName,
-    grantedAt: grant.grantedAt,
-    now: recorder.clock,
-  });
-  return usesLeft === undefined ? undefined : { ...use, usesLeft };
-}
-
-/** A scope the stored grant holds but this version cannot read covers nothing (fails closed). */
-function withinScope(scope: AlwaysGrantInForce['scope'], call: ToolCall): boolean {
-  if (scope === undefined) return true;
-  const parsed = parseArgumentScope(scope);
-  return parsed.ok && checkArguments(parsed.scope, parseArguments(call.arguments)).ok;
 }
 
 /**
@@ -550,17 +498,6 @@ function boundedText(text: string): string {
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
   return `${text.slice(0, end)}…`;
-}
-
-function parseArguments(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function turnSeqOf(recorder: SessionRecorder): number {
