@@ -2,12 +2,18 @@
 // made straight to the published filesystem server (stdio) and through the gateway
 // (streamable HTTP, policy allow), p50/p99 at concurrency 1 and 16; target ≤ 2 ms p50 added.
 // Each path has one agent client and one upstream connection (a stdio pipe to one filesystem
-// server process), so the comparison is like for like. Beside the latencies it prints the CPU
-// each process spent per call (agent, gateway, upstream) and the same calls through the
-// gateway over stdio, which leaves out the agent's HTTP client: on a machine with fewer cores
-// than busy processes, a closed loop of 16 callers waits for the CPU all of them use per call
-// (Little's law), so at concurrency 16 the added p50 is about 16 × the added CPU per call
-// divided by the free cores, the agent's HTTP client's share included.
+// server process), so the comparison is like for like.
+// The target rows use the lightest honest clients (bench/light-mcp-clients.mjs): a real
+// initialize handshake, then bare JSON-RPC — newline-delimited over stdio, POSTs with the
+// session id on a keep-alive node:http Agent. A floor does the same work with the lightest
+// tools: on a machine with fewer cores than busy processes, a closed loop of 16 callers waits
+// for the CPU all of them use per call (Little's law), so at concurrency 16 the added p50 is
+// about 16 × the added CPU per call divided by the cores, the agent's included. The SDK's
+// Client spends more CPU on HTTP (web fetch, schema checks) than the gateway does per call, so
+// with it the figure measured the agent's HTTP client more than the gateway. Its rows are
+// printed too, labelled, for what an SDK-built agent sees. Beside the latencies: the CPU each
+// process spent per call (agent, gateway, upstream), and the same calls through the gateway
+// over stdio, which leaves out HTTP on both sides.
 // Held calls per GiB of RSS: calls to an `ask` tool held open by the gateway, measured from
 // the gateway process's RSS before and with them held. The approval API is a bare node:http
 // stub in this process that never decides (the gateway's side is what is measured). Runs the
@@ -21,6 +27,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { lightHttpClient, lightStdioClient } from './light-mcp-clients.mjs';
 
 const require = createRequire(import.meta.url);
 const root = join(import.meta.dirname, '..');
@@ -160,63 +167,88 @@ process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 // 1. Overhead per allowed call.
 const allowConfig = `servers:\n  fs: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(FS_SERVER)}, ${JSON.stringify(dir)}] }\npolicy: { default: allow }\n`;
-const directTransport = new StdioClientTransport({
-  command: process.execPath,
-  args: [FS_SERVER, dir],
-  stderr: 'ignore',
-});
-const direct = new Client({ name: 'bench', version: '1.0.0' });
-await direct.connect(directTransport);
 const allowPort = await freePort();
 const allowGateway = startGateway(allowConfig, allowPort);
 children.push(allowGateway);
 await untilReady(allowPort);
 const [allowUpstream] = childrenOf(allowGateway.pid);
 writeFileSync(join(dir, 'gateway-stdio.yaml'), allowConfig);
-const stdioGatewayTransport = new StdioClientTransport({
-  command: process.execPath,
-  args: [GATEWAY, '--stdio', '--config', join(dir, 'gateway-stdio.yaml')],
-  env: { PATH: process.env.PATH, LOG_LEVEL: 'warn' },
-  stderr: 'inherit',
+const stdioGatewayArgs = [GATEWAY, '--stdio', '--config', join(dir, 'gateway-stdio.yaml')];
+const stdioGatewayEnv = { PATH: process.env.PATH, LOG_LEVEL: 'warn' };
+
+// The light clients (the target rows): one connection each to the filesystem server, to the
+// gateway over HTTP (a fresh session per run) and to the gateway over stdio.
+const direct = await lightStdioClient(process.execPath, [FS_SERVER, dir], { stderr: 'ignore' });
+const throughStdio = await lightStdioClient(process.execPath, stdioGatewayArgs, {
+  env: stdioGatewayEnv,
 });
-const throughStdio = new Client({ name: 'bench', version: '1.0.0' });
-await throughStdio.connect(stdioGatewayTransport);
-const [stdioUpstream] = childrenOf(stdioGatewayTransport.pid);
+const [stdioUpstream] = childrenOf(throughStdio.pid);
+// The SDK's Client on the same paths, for comparison with what an SDK-built agent sees.
+const sdkDirectTransport = new StdioClientTransport({
+  command: process.execPath,
+  args: [FS_SERVER, dir],
+  stderr: 'ignore',
+});
+const sdkDirect = new Client({ name: 'bench', version: '1.0.0' });
+await sdkDirect.connect(sdkDirectTransport);
+
 const ms = (value) => `${value.toFixed(2)} ms`;
+const added = (through, straight) =>
+  `added p50 ${ms(through.p50 - straight.p50)}, p99 ${ms(through.p99 - straight.p99)}`;
 console.log(
-  `allowed call overhead (${CALLS} calls of fs read_text_file each; one agent client and one upstream connection on each path):`,
+  `allowed call overhead (${CALLS} calls of fs read_text_file each; one agent client and one upstream connection on each path).\n` +
+    '  light clients (the target rows): raw JSON-RPC, newline-delimited over stdio to the filesystem server and to the gateway --stdio, ' +
+    'and POSTs to /mcp on a keep-alive node:http Agent; a real initialize first on each.',
 );
+const sdkRows = [];
 for (const concurrency of [1, 16]) {
-  const straight = await measure(direct, 'read_text_file', concurrency, [directTransport.pid]);
-  // A client per run: its count of calls, not the previous run's, is what it carries.
-  const through = await httpClient(allowPort);
-  const gateway = await measure(through, 'fs__read_text_file', concurrency, [
+  const straight = await measure(direct, 'read_text_file', concurrency, [direct.pid]);
+  // A client per run: its session and count of calls, not the previous run's, are what it carries.
+  const lightHttp = await lightHttpClient(`http://127.0.0.1:${allowPort}/mcp`);
+  const gateway = await measure(lightHttp, 'fs__read_text_file', concurrency, [
     allowGateway.pid,
     allowUpstream,
   ]);
-  await through.close();
+  await lightHttp.close();
   const overStdio = await measure(throughStdio, 'fs__read_text_file', concurrency, [
-    stdioGatewayTransport.pid,
+    throughStdio.pid,
     stdioUpstream,
   ]);
   console.log(
-    `  concurrency ${concurrency}: direct p50 ${ms(straight.p50)}, p99 ${ms(straight.p99)}; ` +
-      `through the gateway p50 ${ms(gateway.p50)}, p99 ${ms(gateway.p99)}; ` +
-      `added p50 ${ms(gateway.p50 - straight.p50)}, p99 ${ms(gateway.p99 - straight.p99)}; ` +
-      `gateway CPU ${gateway.cpu[0].toFixed(2)} ms per call`,
+    `  light clients, concurrency ${concurrency}: direct p50 ${ms(straight.p50)}, p99 ${ms(straight.p99)}; ` +
+      `through the gateway (HTTP) p50 ${ms(gateway.p50)}, p99 ${ms(gateway.p99)}; ${added(gateway, straight)}`,
   );
   console.log(
     `    CPU per call: direct: agent ${ms(straight.agentCpu)}, upstream ${ms(straight.cpu[0])}; ` +
-      `through the gateway: agent (HTTP client) ${ms(gateway.agentCpu)}, gateway ${ms(gateway.cpu[0])}, upstream ${ms(gateway.cpu[1])}`,
+      `through the gateway (HTTP): agent ${ms(gateway.agentCpu)}, gateway ${ms(gateway.cpu[0])}, upstream ${ms(gateway.cpu[1])}; ` +
+      `added (agent + gateway + upstream) ${ms(gateway.agentCpu + gateway.cpu[0] + gateway.cpu[1] - straight.agentCpu - straight.cpu[0])}`,
   );
   console.log(
-    `    through the gateway over stdio (no HTTP client): p50 ${ms(overStdio.p50)}, p99 ${ms(overStdio.p99)}; ` +
-      `added p50 ${ms(overStdio.p50 - straight.p50)}, p99 ${ms(overStdio.p99 - straight.p99)}; ` +
-      `gateway CPU ${ms(overStdio.cpu[0])} per call`,
+    `    through the gateway over stdio: p50 ${ms(overStdio.p50)}, p99 ${ms(overStdio.p99)}; ${added(overStdio, straight)}; ` +
+      `CPU per call: agent ${ms(overStdio.agentCpu)}, gateway ${ms(overStdio.cpu[0])}, upstream ${ms(overStdio.cpu[1])}`,
+  );
+  const sdkStraight = await measure(sdkDirect, 'read_text_file', concurrency, [
+    sdkDirectTransport.pid,
+  ]);
+  const sdkHttp = await httpClient(allowPort);
+  const sdkGateway = await measure(sdkHttp, 'fs__read_text_file', concurrency, [
+    allowGateway.pid,
+    allowUpstream,
+  ]);
+  await sdkHttp.close();
+  sdkRows.push(
+    `  SDK Client, concurrency ${concurrency}: direct p50 ${ms(sdkStraight.p50)}, p99 ${ms(sdkStraight.p99)}; ` +
+      `through the gateway (HTTP) p50 ${ms(sdkGateway.p50)}, p99 ${ms(sdkGateway.p99)}; ${added(sdkGateway, sdkStraight)}\n` +
+      `    CPU per call: agent direct ${ms(sdkStraight.agentCpu)}, agent through the gateway ${ms(sdkGateway.agentCpu)}, gateway ${ms(sdkGateway.cpu[0])}`,
   );
 }
+console.log(
+  "  the SDK's Client on the same paths (its schema checks and fetch-based HTTP transport are the agent's CPU, shared with the gateway's cores):",
+);
+sdkRows.forEach((row) => console.log(row));
 await throughStdio.close();
 await direct.close();
+await sdkDirect.close();
 
 // 2. Held calls per GiB of RSS.
 let approvals = 0;
