@@ -6,7 +6,8 @@
 // Runs the built service (`npm run build` first) against the local NATS and PostgreSQL,
 // on its own subject prefix and schema, and removes both at the end. Prints figures; asserts
 // nothing. Usage: npm run bench:session [-- --sessions 10000 --clicks 1000 --long-events 10000
-// --long-clicks 200 --conversations 300,1000 --model-ms 1000]; `-- --smoke` runs tiny counts
+// --long-clicks 200 --conversations 300,1000 --model-ms 1000 --audit-decisions 2000
+// --audit-concurrency 16 --seal-ms 1000]; `-- --smoke` runs tiny counts
 // (a check that the bench still works, not a measurement).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -56,6 +57,8 @@ const LONG_CLICKS = arg('long-clicks', 200, 5);
 const MODEL_MS = arg('model-ms', 1_000, 200);
 const AUDIT_DECISIONS = arg('audit-decisions', 2_000, 20);
 const AUDIT_CONCURRENCY = arg('audit-concurrency', 16, 4);
+// G4: how often the bench's sealer links audit entries (the leader's TOLLGATE_AUDIT_SEAL_MS).
+const SEAL_MS = arg('seal-ms', 1_000, 1_000);
 const CONVERSATIONS = (raw('conversations') ?? (SMOKE ? '10,20' : '300,1000'))
   .split(',')
   .map(Number);
@@ -280,7 +283,7 @@ try {
     `  audit append per decision (G4; ${audit.decisions} decisions of ${audit.perDecision} entries: answer, run, result): p50 ${audit.p50.toFixed(2)} ms, p99 ${audit.p99.toFixed(2)} ms added to the decision's transaction (an empty transaction: p50 ${audit.bareP50.toFixed(2)} ms); ${audit.entries} audit entries written by this run`,
   );
   console.log(
-    `  decision transactions/s at concurrency ${throughput.concurrency} (${throughput.decisions} each: ${throughput.eventsPerDecision} journal events): without audit ${throughput.without.toFixed(0)}/s, with audit ${throughput.with.toFixed(0)}/s (${throughput.entriesPerDecision} entries each) = ${((throughput.with / throughput.without) * 100).toFixed(1)} % (target >= 90 %); audit append per decision in this run: ${throughput.appendMs.toFixed(2)} ms mean, of it waiting for the day's head lock (held from append to commit, so commits of one day queue behind each other): ${throughput.lockWaitMs.toFixed(2)} ms mean`,
+    `  decision transactions/s at concurrency ${throughput.concurrency} (${throughput.decisions} each: ${throughput.eventsPerDecision} journal events): without audit ${throughput.without.toFixed(0)}/s, with audit ${throughput.with.toFixed(0)}/s (${throughput.entriesPerDecision} entries each) = ${((throughput.with / throughput.without) * 100).toFixed(1)} % (target >= 90 %); audit append per decision in this run: ${throughput.appendMs.toFixed(2)} ms mean (an unchained insert, no lock); sealing into the day's chain every ${SEAL_MS} ms on one connection: ${throughput.sealedPerSecond.toFixed(0)} entries/s while sealing, ${throughput.backlog} entries not yet chained when the decisions stopped, chained ${throughput.catchUpMs.toFixed(0)} ms later`,
   );
   const biggest = turns.runs.at(-1);
   console.log(
@@ -350,30 +353,59 @@ async function auditAppendCost() {
 //
 // The database side of a turn, the part the audit trail adds to: each decision is one
 // transaction appending a click decision's journal events (answer, start, result, reply), and
-// in the second run also its audit entries (answer, run, result). `concurrency` connections
-// decide at once, as the scheduler's sessions do, so the day-head lock's queueing shows.
+// in the second run also its audit entries (answer, run, result), inserted unchained.
+// `concurrency` connections decide at once, as the scheduler's sessions do; meanwhile one
+// more connection seals (links the entries into the day's chain) every SEAL_MS, as the leader
+// does, and the figures say how far behind the chain was when the decisions stopped and how
+// long it took to catch up.
 async function auditThroughput() {
-  const { appendAudit } = require(dist('libs/audit/index.js'));
+  const { appendAudit, sealAudit } = require(dist('libs/audit/index.js'));
   const concurrency = AUDIT_CONCURRENCY;
   const decisions = Math.max(AUDIT_DECISIONS, concurrency);
   const eventsPerDecision = 4;
-  const clients = [];
-  for (let c = 0; c < concurrency; c += 1) {
-    const client = new Client({
-      connectionString: DATABASE_URL,
-      application_name: 'bench-audit-tps',
-    });
+  const connect = async (name) => {
+    const client = new Client({ connectionString: DATABASE_URL, application_name: name });
     await client.connect();
     await client.query(`SET search_path TO "${schema}"`);
-    clients.push(client);
-  }
+    return client;
+  };
+  const clients = [];
+  for (let c = 0; c < concurrency; c += 1) clients.push(await connect('bench-audit-tps'));
+  const sealerClient = await connect('bench-audit-sealer');
+  const sealer = {
+    query: async (sql, params) => (await sealerClient.query(sql, params)).rows,
+    transaction: async (work) => {
+      await sealerClient.query('BEGIN');
+      try {
+        const result = await work(sealer);
+        await sealerClient.query('COMMIT');
+        return result;
+      } catch (error) {
+        await sealerClient.query('ROLLBACK');
+        throw error;
+      }
+    },
+  };
+  let sealMs = 0;
+  let sealed = 0;
+  const seal = async () => {
+    const t = performance.now();
+    sealed += await sealAudit(sealer);
+    sealMs += performance.now() - t;
+  };
   let runs = 0;
   const run = async (withAudit) => {
     runs += 1;
     const tag = runs;
     let next = 0;
     let appendMs = 0;
-    let lockWaitMs = 0;
+    let sealing = withAudit;
+    const ticks = (async () => {
+      while (sealing) {
+        await seal();
+        await new Promise((resolve) => setTimeout(resolve, SEAL_MS));
+      }
+    })();
     const started = performance.now();
     await Promise.all(
       clients.map(async (client, c) => {
@@ -389,11 +421,6 @@ async function auditThroughput() {
           );
           if (withAudit) {
             const t = performance.now();
-            // The head's row lock is what a second writer of the day waits on.
-            await client.query(
-              `SELECT 1 FROM audit_days WHERE day = (now() AT TIME ZONE 'UTC')::date FOR UPDATE`,
-            );
-            lockWaitMs += performance.now() - t;
             await appendAudit(
               tx,
               ['answer', 'run', 'result'].map((kind) => ({
@@ -414,16 +441,26 @@ async function auditThroughput() {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    sealing = false;
+    await ticks;
+    const [{ backlog }] = await sealer.query(
+      'SELECT count(*)::int AS backlog FROM audit_log WHERE hash IS NULL',
+    );
+    const t = performance.now();
+    await seal();
     return {
       perSecond: decisions / seconds,
       appendMs: appendMs / decisions,
-      lockWaitMs: lockWaitMs / decisions,
+      backlog,
+      catchUpMs: performance.now() - t,
     };
   };
   try {
-    // One audit append first, so today's head row exists before the timed runs.
+    // One audit run first, so today's head row exists before the timed runs.
     await run(true);
     const without = await run(false);
+    sealMs = 0;
+    sealed = 0;
     const withAudit = await run(true);
     return {
       concurrency,
@@ -433,10 +470,12 @@ async function auditThroughput() {
       without: without.perSecond,
       with: withAudit.perSecond,
       appendMs: withAudit.appendMs,
-      lockWaitMs: withAudit.lockWaitMs,
+      backlog: withAudit.backlog,
+      catchUpMs: withAudit.catchUpMs,
+      sealedPerSecond: sealed / (sealMs / 1000),
     };
   } finally {
-    await Promise.all(clients.map((client) => client.end()));
+    await Promise.all([...clients, sealerClient].map((client) => client.end()));
   }
 }
 

@@ -1,4 +1,4 @@
-import { appendAudit, type AuditDraft } from '@tollgate/audit';
+import { appendAudit, type AuditDraft, sealAudit } from '@tollgate/audit';
 import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
 import pino from 'pino';
 import type { DataSource } from 'typeorm';
@@ -50,6 +50,7 @@ describe('G4 — audit retention (process)', () => {
         draft(now, 3),
       ]),
     );
+    expect(await sealAudit(dataSource)).toBe(3);
     const [headBefore] = await dataSource.query<{ head_hash: string }[]>(
       `SELECT head_hash FROM audit_days WHERE day = '2020-01-01'`,
     );

@@ -2,6 +2,7 @@ import { deriveSessionId } from '@tollgate/protocol';
 import { alice, freshConversation, response, userMessage } from '../support/commands';
 import { withClient } from '../support/database';
 import { is } from '../support/nats';
+import { waitFor } from '../support/wait-for';
 import { SessionServiceFixture } from '../support/session-service.fixture';
 import { tollgate } from '../support/tollgate-cli';
 
@@ -37,6 +38,20 @@ describe('G4 — the audit trail of a journey (session service + CLI)', () => {
     await service.outputs.waitForOutputs('the request', is.request('call_2_1'), { sessionId });
     await service.send(response(conversation, 'call_2_1', 'approve_once'));
     await service.outputs.waitForOutputs('the reply', is.text('write_note'), { sessionId });
+
+    // The decisions committed their entries unchained; the leader's sealer links them on its
+    // own (every TOLLGATE_AUDIT_SEAL_MS), before any CLI asks.
+    await waitFor('the journey sealed by the leader', () =>
+      withClient(async (client) => {
+        const { rows } = await client.query<{ sealed: number; pending: number }>(
+          `SELECT count(*) FILTER (WHERE hash IS NOT NULL)::int AS sealed,
+                  count(*) FILTER (WHERE hash IS NULL)::int AS pending
+           FROM "${service.database.schema}".audit_log WHERE session_id = $1`,
+          [sessionId],
+        );
+        return rows[0]?.sealed === 6 && rows[0].pending === 0;
+      }),
+    );
 
     const today = new Date().toISOString().slice(0, 10);
     const exported = await tollgate(['audit', 'export', '--since', today], env);

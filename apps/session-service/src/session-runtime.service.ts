@@ -33,6 +33,7 @@ import { SessionScheduler } from './commands/session-scheduler';
 import { pruneJournalTables } from './journal/journal-housekeeping';
 import { auditEndedGrants } from './grants/grant-end.sweep';
 import { pruneAudit } from '@tollgate/audit';
+import { AuditSealerPoller } from './audit/audit-sealer.poller';
 import { failpointFor } from './journal/failpoint';
 import { type DecideOptions, SessionStore } from './journal/session-store';
 import { isSubAgentCommand, type SessionCommand } from './session/domain/sub-agent';
@@ -70,6 +71,7 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
   private timers?: PromptTimerPoller;
   private recovered?: Promise<unknown>;
   private housekeeping?: NodeJS.Timeout;
+  private auditSealer?: AuditSealerPoller;
   private stopping = false;
   private readonly logger: Logger;
 
@@ -142,6 +144,13 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
       );
     }, HOUSEKEEPING_INTERVAL_MS);
     this.housekeeping.unref();
+    // G4: decisions commit their audit entries unchained; the leader links them in order.
+    this.auditSealer = new AuditSealerPoller({
+      database: dataSource,
+      logger: this.logger,
+      intervalMs: this.config.TOLLGATE_AUDIT_SEAL_MS,
+    });
+    this.auditSealer.start();
     const deps: SessionDeps = tracedSessionDeps({
       model: this.model,
       tools: this.tools,
@@ -286,6 +295,10 @@ export class SessionRuntime implements OnApplicationBootstrap, BeforeApplication
     // Turns still under way after the drain deadline stay in flight in the journal.
     await this.scheduler?.drain(this.config.TOLLGATE_DRAIN_MS);
     await this.relay?.stop();
+    // Last, so the entries of the drained decisions are linked before the lease goes; any
+    // left over are linked by the next leader's first tick.
+    await this.auditSealer?.tick().catch(() => undefined);
+    await this.auditSealer?.stop();
     await this.leader.release();
   }
 }

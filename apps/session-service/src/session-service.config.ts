@@ -31,6 +31,8 @@ const ownShape = {
   TOLLGATE_FAILPOINT: z.enum(['approval-resolved', 'tool-starting', 'model-calling']).optional(),
   /** S22: how often due reminders and deadlines are looked for. */
   TOLLGATE_TIMER_POLL_MS: integer(100, 3_600_000).default(5_000),
+  /** G4: how often the leader links newly committed audit entries into their day's chain. */
+  TOLLGATE_AUDIT_SEAL_MS: integer(50, 60_000).default(1_000),
   /**
    * Test-only: runs the service's clock this far ahead (journal times, due timers), so a
    * process-level test reaches a deadline without waiting for it.
@@ -84,6 +86,7 @@ export type SessionServiceConfig = BaseConfig & {
   MODEL_GIVE_UP_MS: number;
   TOLLGATE_FAILPOINT?: CheckpointName;
   TOLLGATE_TIMER_POLL_MS: number;
+  TOLLGATE_AUDIT_SEAL_MS: number;
   TOLLGATE_TEST_CLOCK_OFFSET_MS?: number;
   TOLLGATE_SESSION_GRANT_TTL: number;
   TOLLGATE_AUDIT_RETENTION_DAYS: number;

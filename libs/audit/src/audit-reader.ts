@@ -35,9 +35,10 @@ interface Row {
 const BATCH = 500;
 
 /**
- * Every entry of the days in range, in chain order (day, then position), through a
+ * Every sealed entry of the days in range, in chain order (day, then position), through a
  * server-side cursor fetched in batches: memory stays that of one batch however many
  * entries there are. Runs in a read-only transaction of its own (the cursor's lifetime).
+ * Entries not linked yet (audit-sealer.ts) have no position: seal first to include them.
  */
 export async function* readAudit(db: AuditSession, range: DayRange): AsyncGenerator<AuditEntry> {
   await db.startTransaction();
@@ -49,7 +50,8 @@ export async function* readAudit(db: AuditSession, range: DayRange): AsyncGenera
        SELECT seq::text AS seq, to_char(day, 'YYYY-MM-DD') AS day, n, at, kind, session_id,
               call_id, who, via, arguments_hash, detail, prev_hash, hash
        FROM audit_log
-       WHERE ($1::date IS NULL OR day >= $1::date) AND ($2::date IS NULL OR day <= $2::date)
+       WHERE hash IS NOT NULL
+         AND ($1::date IS NULL OR day >= $1::date) AND ($2::date IS NULL OR day <= $2::date)
        ORDER BY day, n`,
       [range.since ?? null, range.until ?? null],
     );

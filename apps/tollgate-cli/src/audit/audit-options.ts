@@ -1,4 +1,5 @@
-import type { DayRange } from '@tollgate/audit';
+import type { AuditDatabase, DayRange } from '@tollgate/audit';
+import type { DataSource } from 'typeorm';
 import { UsageError, type OptionValues } from '../cli-command';
 
 export const DAY_RANGE_OPTIONS = {
@@ -33,4 +34,12 @@ function dateOption(values: OptionValues, name: string): string | undefined {
     throw new UsageError(`--${name} is not a calendar date: "${value}"`);
   }
   return value;
+}
+
+/** The session schema's pool as the audit library's sealer and pruner take it. */
+export function auditDatabaseOf(dataSource: DataSource): AuditDatabase {
+  return {
+    query: (sql, parameters) => dataSource.query(sql, parameters as unknown[]),
+    transaction: (work) => dataSource.transaction((manager) => work(manager)),
+  };
 }

@@ -1,4 +1,5 @@
-import { auditRetentionDays, pruneAudit } from '@tollgate/audit';
+import { auditRetentionDays, pruneAudit, sealAudit } from '@tollgate/audit';
+import { auditDatabaseOf } from './audit-options';
 import { type CliCommand, EXIT, UsageError } from '../cli-command';
 
 export const AUDIT_PRUNE: CliCommand = {
@@ -24,13 +25,10 @@ export const AUDIT_PRUNE: CliCommand = {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
     const { dataSource } = await sessionDatabase();
-    const pruned = await pruneAudit(
-      {
-        query: (sql, parameters) => dataSource.query(sql, parameters as unknown[]),
-        transaction: (work) => dataSource.transaction((manager) => work(manager)),
-      },
-      retention,
-    );
+    const database = auditDatabaseOf(dataSource);
+    // A day's late entries join its chain before the day is pruned, so its head counts them.
+    await sealAudit(database);
+    const pruned = await pruneAudit(database, retention);
     io.out(
       pruned.days.length === 0
         ? `nothing older than ${retention} days to prune`
