@@ -320,6 +320,73 @@ describe.each(PLATFORMS)('the %s panel, real MCP tools', (platform) => {
   });
 });
 
+describe.each(PLATFORMS)('the %s panel, edit & approve', (platform) => {
+  const workspace = () => join(dataDir, 'workspace');
+  const makeDir = (path: string) => `!fs__create_directory {"path": ${JSON.stringify(path)}}`;
+
+  /** Clicks "Edit & approve" and returns the platform's form once the page shows it. */
+  async function openForm(id: string): Promise<Locator> {
+    await click(platform, id, 'Edit & approve');
+    const form = panelOf(platform).locator('form.platform-form');
+    await waitFor(`${platform}: the platform's form shown`, async () => (await form.count()) === 1);
+    return form;
+  }
+
+  it(`W7 ${platform}: Edit & approve opens the platform's form prefilled; a narrower path runs with it and the prompt shows the change`, async () => {
+    await pick(platform, 'alice');
+    // The page offers the editable call as a chip, in this sandbox's workspace.
+    const chip = panelOf(platform).locator('.chip', { hasText: 'make a folder' });
+    expect(await chip.getAttribute('data-text')).toBe(makeDir(join(workspace(), 'drafts')));
+    const asked = join(workspace(), `w7-${platform}`);
+    const id = await askForPrompt(platform, makeDir(asked));
+    const form = await openForm(id);
+    const field = form.locator('input, textarea').first();
+    expect(await field.inputValue()).toBe(asked);
+    expect(await textOf(form)).toContain(`under ${workspace()}`);
+    await shoot(`w7-${platform}-form`);
+
+    await field.fill(`${asked}/narrow`);
+    await form.locator('button.form-submit').click();
+    const prompt = messageById(platform, id);
+    await waitFor(`${platform}: the prompt resolved with the change`, async () => {
+      const text = await textOf(prompt);
+      return (
+        (await prompt.locator('button.action').count()) === 0 &&
+        text.includes('→') &&
+        text.includes(`w7-${platform}/narrow`)
+      );
+    });
+    await waitFor(`${platform}: the narrower folder made`, () => existsSync(join(asked, 'narrow')));
+    expect(await panelOf(platform).locator('form.platform-form').count()).toBe(0);
+    await shoot(`w7-${platform}-edited`);
+  });
+
+  it(`W7 ${platform}: a widened path is refused privately, nothing runs, and the prompt keeps its buttons`, async () => {
+    await pick(platform, 'alice');
+    const wide = join(workspace(), `w7-${platform}-wide`);
+    const id = await askForPrompt(platform, makeDir(join(wide, 'inner')));
+    const form = await openForm(id);
+    await form.locator('input, textarea').first().fill(wide);
+    await form.locator('button.form-submit').click();
+    const notice = panelOf(platform).locator('article.message.private', {
+      hasText: /Nothing was run/,
+    });
+    await waitFor(`${platform}: the private reason`, async () => (await notice.count()) > 0);
+    expect(await textOf(notice.last())).toMatch(/must stay under/);
+    await shoot(`w7-${platform}-refused`);
+    const prompt = messageById(platform, id);
+    expect(await prompt.getByRole('button', { name: 'Approve once' }).count()).toBe(1);
+    expect(existsSync(wide)).toBe(false);
+    // The prompt still decides: denied, and the folder is never made.
+    await click(platform, id, 'Deny');
+    await waitFor(
+      `${platform}: the denial shown`,
+      async () => (await prompt.locator('button.action').count()) === 0,
+    );
+    expect(existsSync(wide)).toBe(false);
+  });
+});
+
 describe.each(PLATFORMS)('the %s panel, an outside agent', (platform) => {
   it(`A7 ${platform}: the "agent" control sends a Claude Code hook → its prompt shows the command → approved in the panel, the page shows what Claude Code was told`, async () => {
     const panel = panelOf(platform);

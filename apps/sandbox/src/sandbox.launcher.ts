@@ -1,5 +1,5 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Platform } from '@tollgate/protocol';
 import { SandboxAgent } from './agent/sandbox-agent';
@@ -148,6 +148,7 @@ export class SandboxLauncher {
       bindingUrl,
       agent: (platform) => agent.ask(this.supervisor!.url('approval-api'), platform),
       workspaceFiles: () => workspaceFiles(config.workspaceDir),
+      workspaceDir: resolve(config.workspaceDir),
     });
     const url = await this.page.listen(config.pagePort);
     try {

@@ -3,6 +3,7 @@ import { PEOPLE, type PersonKey } from '../platforms/sandbox-people';
 import type { PanelMessage, PanelPart, PanelView } from '../platforms/sandbox-platform.port';
 import type { ServiceStatus } from '../services/service-supervisor';
 import { escapeHtml, renderMarkup } from './chat-markup.renderer';
+import { renderPlatformForm } from './platform-form.renderer';
 import { SANDBOX_SCRIPT } from './sandbox-page.script';
 import { SANDBOX_STYLES } from './sandbox-page.styles';
 
@@ -27,6 +28,14 @@ export const EXAMPLE_CHIPS: readonly { label: string; text: string }[] = [
   { label: 'just talk', text: 'never mind' },
 ];
 
+/** G2: the sandbox's policy lets an approver narrow a new folder's path ("Edit & approve"). */
+export function editableChip(workspaceDir: string): { label: string; text: string } {
+  return {
+    label: 'make a folder (Edit & approve)',
+    text: `!fs__create_directory {"path": ${JSON.stringify(`${workspaceDir}/drafts`)}}`,
+  };
+}
+
 /**
  * The sandbox page, rendered on the server: every panel and the service bar are HTML made
  * here, and the page's script only swaps in fresh fragments when the server says something
@@ -37,7 +46,10 @@ export function renderPage(
   services: readonly ServiceStatus[],
   viewer: PersonKey,
   files: readonly string[] = [],
+  workspaceDir?: string,
 ): string {
+  const chips =
+    workspaceDir === undefined ? EXAMPLE_CHIPS : [...EXAMPLE_CHIPS, editableChip(workspaceDir)];
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -52,22 +64,28 @@ export function renderPage(
   <div id="services" class="services">${renderServices(services, files)}</div>
 </header>
 <main class="panels">
-${panels.map((panel) => renderPanel(panel, viewer)).join('\n')}
+${panels.map((panel) => renderPanel(panel, viewer, chips)).join('\n')}
 </main>
 <script>${SANDBOX_SCRIPT}</script>
 </body>
 </html>`;
 }
 
-function renderPanel(panel: PanelView, viewer: PersonKey): string {
+function renderPanel(
+  panel: PanelView,
+  viewer: PersonKey,
+  examples: readonly { label: string; text: string }[],
+): string {
   const title = PLATFORM_TITLES[panel.platform];
   const people = Object.values(PEOPLE)
     .map((p) => `<option value="${p.key}"${p.key === viewer ? ' selected' : ''}>${p.name}</option>`)
     .join('');
-  const chips = EXAMPLE_CHIPS.map(
-    (chip) =>
-      `<button type="button" class="chip" data-text="${escapeHtml(chip.text)}" title="${escapeHtml(chip.text)}">${escapeHtml(chip.label)}</button>`,
-  ).join('');
+  const chips = examples
+    .map(
+      (chip) =>
+        `<button type="button" class="chip" data-text="${escapeHtml(chip.text)}" title="${escapeHtml(chip.text)}">${escapeHtml(chip.label)}</button>`,
+    )
+    .join('');
   return `<section class="panel ${panel.platform}" data-platform="${panel.platform}">
   <h2>${title} <small>${panel.real ? 'real platform' : 'local stand-in'}</small></h2>
   <label class="person">You are <select name="person" aria-label="${title}: you are">${people}</select></label>
@@ -97,10 +115,11 @@ export function renderConversation(panel: PanelView): string {
   if (panel.real) {
     return `<p class="empty">The binding talks to the real ${PLATFORM_TITLES[panel.platform]}: use it there.</p>`;
   }
+  const form = panel.form ? renderPlatformForm(panel.platform, panel.form) : '';
   if (panel.messages.length === 0) {
-    return '<p class="empty">No messages yet: pick a chip below, or write to Tollgate.</p>';
+    return `<p class="empty">No messages yet: pick a chip below, or write to Tollgate.</p>${form}`;
   }
-  return panel.messages.map((message) => renderMessage(panel.platform, message)).join('\n');
+  return panel.messages.map((message) => renderMessage(panel.platform, message)).join('\n') + form;
 }
 
 function renderMessage(platform: Platform, message: PanelMessage): string {

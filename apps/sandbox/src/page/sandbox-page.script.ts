@@ -23,9 +23,23 @@ export const SANDBOX_SCRIPT = `
     return fetch('/panels/' + platform + '?as=' + personOf(panel)).then(function (r) { return r.text(); }).then(function (html) {
       var conversation = panel.querySelector('.conversation');
       var atBottom = conversation.scrollHeight - conversation.scrollTop - conversation.clientHeight < 40;
+      var open = conversation.querySelector('.platform-form');
+      var typed = open ? { id: open.dataset.formId, values: fieldsOf(open) } : undefined;
       conversation.innerHTML = html;
+      // The same form redrawn (the panel changed under it) keeps what the person typed.
+      var fresh = conversation.querySelector('.platform-form');
+      if (typed && fresh && fresh.dataset.formId === typed.id) {
+        fresh.querySelectorAll('input, textarea').forEach(function (field) {
+          if (Object.prototype.hasOwnProperty.call(typed.values, field.name)) field.value = typed.values[field.name];
+        });
+      }
       if (atBottom) conversation.scrollTop = conversation.scrollHeight;
     });
+  }
+  function fieldsOf(form) {
+    var values = {};
+    form.querySelectorAll('input, textarea').forEach(function (field) { values[field.name] = field.value; });
+    return values;
   }
   function refreshServices() {
     return fetch('/services').then(function (r) { return r.text(); }).then(function (html) {
@@ -40,7 +54,11 @@ export const SANDBOX_SCRIPT = `
     var target = event.target.closest('button');
     if (!target) return;
     var panel = target.closest('.panel');
-    if (target.classList.contains('chip')) {
+    if (target.classList.contains('form-cancel')) {
+      var shown = target.closest('.platform-form');
+      post('/api/form/close', { platform: panel.dataset.platform, as: personOf(panel), id: shown.dataset.formId })
+        .then(function () { refreshPanel(panel.dataset.platform); });
+    } else if (target.classList.contains('chip')) {
       panel.querySelector('textarea').value = target.dataset.text;
       panel.querySelector('textarea').focus();
     } else if (target.classList.contains('action')) {
@@ -60,9 +78,22 @@ export const SANDBOX_SCRIPT = `
       post('/api/services/' + target.dataset.name + '/' + target.dataset.op, {}).then(refreshServices);
     }
   });
+  document.addEventListener('submit', function (event) {
+    var form = event.target;
+    if (!form.classList || !form.classList.contains('platform-form')) return;
+    event.preventDefault();
+    var panel = form.closest('.panel');
+    form.querySelector('.form-submit').disabled = true;
+    var title = form.querySelector('h3').firstChild.textContent.trim();
+    post('/api/form', { platform: panel.dataset.platform, as: personOf(panel), id: form.dataset.formId, values: fieldsOf(form) })
+      .then(function (result) {
+        report(panel, personOf(panel) + ' submitted "' + title + '"', result);
+        return refreshPanel(panel.dataset.platform);
+      });
+  });
   document.addEventListener('change', function (event) {
     var panel = event.target.closest('.panel');
-    if (panel && event.target.name === 'person') refreshPanel(panel.dataset.platform);
+    if (panel && event.target.tagName === 'SELECT' && event.target.name === 'person') refreshPanel(panel.dataset.platform);
   });
   document.querySelectorAll('.composer').forEach(function (form) {
     var panel = form.closest('.panel');

@@ -22,6 +22,21 @@ const saySchema = z.strictObject({
   text: z.string().trim().min(1).max(4_000),
 });
 const agentSchema = z.strictObject({ platform: platformSchema });
+const formIdSchema = z.string().min(1).max(64);
+const formSchema = z.strictObject({
+  platform: platformSchema,
+  as: personSchema,
+  id: formIdSchema,
+  // A platform's form holds at most 5 fields of at most 4,000 characters (Discord's bound).
+  values: z
+    .record(z.string().max(300), z.string().max(4_000))
+    .refine((v) => Object.keys(v).length <= 5, 'at most 5 fields'),
+});
+const closeFormSchema = z.strictObject({
+  platform: platformSchema,
+  as: personSchema,
+  id: formIdSchema,
+});
 const clickSchema = z.strictObject({
   platform: platformSchema,
   as: personSchema,
@@ -37,13 +52,15 @@ export interface SandboxPageDeps {
   agent(platform: Platform): Promise<AgentAnswer>;
   /** The files the agent's filesystem tools have made, shown beside the services. */
   workspaceFiles(): readonly string[];
+  /** Where the agent's filesystem tools work: the editable folder chip names a path in it. */
+  readonly workspaceDir?: string;
 }
 
 /**
  * The sandbox page on 127.0.0.1 only. GETs render HTML; `/events` is a server-sent event
  * stream naming what changed (a panel or the services), found by watching the stand-ins'
- * fingerprints; POSTs (JSON only, from this page's own origin) send a person's message or
- * click to a binding, or restart or kill a service.
+ * fingerprints; POSTs (JSON only, from this page's own origin) send a person's message, click
+ * or form submission (G2) to a binding, or restart or kill a service.
  */
 export class SandboxPageServer {
   private readonly server: Server;
@@ -134,6 +151,23 @@ export class SandboxPageServer {
         this.platform(platform).click(this.deps.bindingUrl(platform), as, ref),
       );
     }
+    if (url.pathname === '/api/form') {
+      const read = formSchema.safeParse(parseJson(body));
+      if (!read.success)
+        return send(res, 400, 'application/json', JSON.stringify({ error: read.error.message }));
+      const { platform, as, id, values } = read.data;
+      return this.deliver(res, () =>
+        this.platform(platform).submitForm(this.deps.bindingUrl(platform), as, id, values),
+      );
+    }
+    if (url.pathname === '/api/form/close') {
+      const read = closeFormSchema.safeParse(parseJson(body));
+      if (!read.success)
+        return send(res, 400, 'application/json', JSON.stringify({ error: read.error.message }));
+      const { platform, as, id } = read.data;
+      const closed = this.platform(platform).closeForm(as, id);
+      return send(res, 200, 'application/json', JSON.stringify({ status: closed ? 200 : 404 }));
+    }
     if (url.pathname === '/api/agent') {
       const read = agentSchema.safeParse(parseJson(body));
       if (!read.success)
@@ -162,7 +196,13 @@ export class SandboxPageServer {
         res,
         200,
         'text/html; charset=utf-8',
-        renderPage(panels, this.deps.supervisor.statuses(), viewer, this.deps.workspaceFiles()),
+        renderPage(
+          panels,
+          this.deps.supervisor.statuses(),
+          viewer,
+          this.deps.workspaceFiles(),
+          this.deps.workspaceDir,
+        ),
       );
     }
     const panel = /^\/panels\/([a-z]+)$/.exec(url.pathname);

@@ -16,7 +16,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 .service button { font-size: 11px; padding: 1px 6px; border-radius: 4px; border: 1px solid #556; background: #383c52; color: #eee; cursor: pointer; }
 .service button[data-op=kill] { border-color: #a33; }
 .panels { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 12px; padding: 12px; }
-.panel { display: flex; flex-direction: column; height: calc(100vh - 84px); min-height: 480px; border-radius: 8px; overflow: hidden; background: #fff; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
+.panel { position: relative; display: flex; flex-direction: column; height: calc(100vh - 84px); min-height: 480px; border-radius: 8px; overflow: hidden; background: #fff; box-shadow: 0 1px 3px rgba(0,0,0,.15); }
 .panel h2 { margin: 0; padding: 10px 12px; font-size: 16px; color: #fff; }
 .panel h2 small { font-weight: normal; opacity: .75; font-size: 12px; }
 .panel.slack h2 { background: #4a154b; }
@@ -67,5 +67,17 @@ q { display: block; border-left: 3px solid #ccc; padding-left: 6px; quotes: none
 .agent-row { padding: 0 12px 8px; font-size: 12px; }
 .agent-answer { margin: 4px 0 0; max-height: 8em; overflow: auto; font-size: 11px; white-space: pre-wrap; }
 .agent-answer:empty { display: none; }
+.platform-form { position: absolute; top: 72px; left: 10px; right: 10px; z-index: 5; padding: 12px 14px; border-radius: 8px; background: #fff; color: #1d1c1d; box-shadow: 0 6px 24px rgba(0,0,0,.35); }
+.panel.discord .platform-form { background: #313338; color: #dbdee1; }
+.platform-form h3 { margin: 0 0 8px; font-size: 15px; }
+.platform-form h3 small { font-weight: normal; font-size: 11px; opacity: .6; }
+.platform-form .field { display: block; margin-bottom: 8px; font-size: 12px; font-weight: 600; }
+.platform-form .field input, .platform-form .field textarea { display: block; width: 100%; margin-top: 2px; font: 13px ui-monospace, monospace; padding: 4px 6px; }
+.platform-form .hint { display: block; font-weight: normal; opacity: .7; }
+.form-error { color: #e01e5a; font-size: 12px; margin: 0 0 8px; }
+.form-buttons { display: flex; justify-content: flex-end; gap: 6px; }
+.form-submit { background: #007a5a; border: 1px solid #007a5a; color: #fff; border-radius: 4px; padding: 4px 12px; font-weight: 600; cursor: pointer; }
+.panel.discord .form-submit { background: #5865f2; border-color: #5865f2; }
+.panel.mattermost .form-submit { background: #1c58d9; border-color: #1c58d9; }
 @media (max-width: 1000px) { .panels { grid-template-columns: 1fr; } .panel { height: 70vh; } }
 `;

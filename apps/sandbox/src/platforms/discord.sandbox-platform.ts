@@ -5,13 +5,22 @@ import {
   type DiscordApiFakeSnapshot,
   type DiscordKeyPair,
   type FakeDiscordMessage,
+  type FakeDiscordModal,
   generateDiscordKeyPair,
   interactionToken,
+  modalSubmitInteraction,
   signDiscordRequest,
 } from '@tollgate/platform-standins';
 import { z } from 'zod';
+import { FormOutcomes } from './form-outcomes';
 import { PEOPLE, type PersonKey, personById } from './sandbox-people';
-import type { PanelMessage, PanelView, SandboxPlatform, AgentRoute } from './sandbox-platform.port';
+import type {
+  PanelForm,
+  PanelMessage,
+  PanelView,
+  SandboxPlatform,
+  AgentRoute,
+} from './sandbox-platform.port';
 
 const CHANNEL = '1300000000000000001';
 const STYLES: Record<number, 'primary' | 'danger' | 'default'> = { 1: 'primary', 4: 'danger' };
@@ -19,6 +28,8 @@ const refSchema = z.strictObject({ messageId: z.string().max(32), customId: z.st
 
 /** InteractionResponseType CHANNEL_MESSAGE_WITH_SOURCE, and the EPHEMERAL message flag. */
 const CHANNEL_MESSAGE = 4;
+/** InteractionResponseType MODAL: the click's first response opens a form (G2). */
+const MODAL = 9;
 const EPHEMERAL = 1 << 6;
 
 /** A `/ask` someone ran: Discord shows it as the bot's reply headed "<name> used /ask". */
@@ -64,6 +75,7 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
   private readonly keys: DiscordKeyPair = generateDiscordKeyPair();
   private asks: Ask[] = [];
   private answers: AnsweredNotice[] = [];
+  private readonly forms = new FormOutcomes();
 
   async start(): Promise<void> {
     await this.standin.start();
@@ -132,12 +144,89 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
       }),
     );
     const { status, answer } = await this.send(bindingUrl, body);
+    if (answer?.type === MODAL) {
+      // Discord checks the modal and shows it to the clicker; a malformed one "failed".
+      try {
+        this.standin.showModal(user.id, CHANNEL, answer.data, messageId);
+      } catch (error) {
+        this.answers.push({ person, content: 'This interaction failed', at: Date.now() });
+        throw error;
+      }
+    }
+    this.noteAnswer(person, answer);
+    return status;
+  }
+
+  async submitForm(
+    bindingUrl: string,
+    person: PersonKey,
+    formId: string,
+    values: Readonly<Record<string, string>>,
+  ): Promise<number> {
+    const modal = this.openModal(person, formId);
+    if (!modal) return 404;
+    const token = interactionToken();
+    const user = userOf(person);
+    this.standin.issueInteraction({ token, userId: user.id, channelId: CHANNEL });
+    const body = JSON.stringify(
+      modalSubmitInteraction({
+        applicationId: this.standin.applicationId,
+        guildId: this.standin.guildId,
+        modal,
+        user,
+        values,
+        token,
+      }),
+    );
+    const { status, answer } = await this.send(bindingUrl, body);
+    // Discord closes a modal on any answer to its submission.
+    if (status === 200) this.forms.end(formId);
+    this.noteAnswer(person, answer);
+    return status;
+  }
+
+  closeForm(person: PersonKey, formId: string): boolean {
+    if (!this.openModal(person, formId)) return false;
+    this.forms.end(formId);
+    return true;
+  }
+
+  /** A message answering a click or a form is ephemeral in Tollgate's use: the person's own. */
+  private noteAnswer(person: PersonKey, answer: z.infer<typeof answerSchema> | undefined): void {
     const content = answer?.data?.content;
     if (answer?.type === CHANNEL_MESSAGE && content !== undefined) {
-      // A message answering a click is ephemeral in Tollgate's use: the clicker's own notice.
       this.answers.push({ person, content, at: Date.now() });
     }
-    return status;
+  }
+
+  /** Modals have no id of their own on Discord; the stand-in's log position names one here. */
+  private openModals(person: PersonKey): { id: string; modal: FakeDiscordModal }[] {
+    return this.standin.modals
+      .map((modal, index) => ({ id: `modal-${index}`, modal }))
+      .filter(
+        ({ id, modal }) => modal.userId === PEOPLE[person].ids.discord && this.forms.isOpen(id),
+      );
+  }
+
+  private openModal(person: PersonKey, id: string): FakeDiscordModal | undefined {
+    return this.openModals(person).find((m) => m.id === id)?.modal;
+  }
+
+  private formFor(person: PersonKey): PanelForm | undefined {
+    const open = this.openModals(person).at(-1);
+    if (!open) return undefined;
+    return {
+      id: open.id,
+      title: open.modal.title,
+      submitLabel: 'Submit',
+      fields: open.modal.inputs.map((input) => ({
+        name: input.customId,
+        label: input.label,
+        value: input.value ?? '',
+        ...(input.placeholder === undefined ? {} : { hint: input.placeholder }),
+        multiline: input.style === 2,
+      })),
+    };
   }
 
   view(viewer: PersonKey): PanelView {
@@ -190,13 +279,19 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
         privateTo: person.key,
       });
     }
-    return { platform: 'discord', real: false, messages: messages.sort((a, b) => a.at - b.at) };
+    const form = this.formFor(viewer);
+    return {
+      platform: 'discord',
+      real: false,
+      messages: messages.sort((a, b) => a.at - b.at),
+      ...(form ? { form } : {}),
+    };
   }
 
   fingerprint(): string {
     const edits = this.standin.messages.reduce((sum, m) => sum + m.edits, 0);
     const originals = this.asks.map((a) => this.standin.original(a.token)?.edits ?? -1).join();
-    return `${this.standin.messages.length}/${edits}/${this.standin.notices.length}/${originals}/${this.asks.filter((a) => a.answer !== undefined).length}/${this.answers.length}`;
+    return `${this.standin.messages.length}/${edits}/${this.standin.notices.length}/${originals}/${this.asks.filter((a) => a.answer !== undefined).length}/${this.answers.length}/${this.standin.modals.length}/${this.forms.signature()}`;
   }
 
   snapshot(): DiscordSandboxState {

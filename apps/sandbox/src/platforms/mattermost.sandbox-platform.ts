@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import {
   actionCallbackBody,
+  dialogSubmissionBody,
+  type FakeMattermostDialog,
   type FakeMattermostPost,
   MattermostApiFake,
   type MattermostApiFakeSnapshot,
@@ -10,8 +12,10 @@ import {
 } from '@tollgate/platform-standins';
 import { readAnswerWord } from '@tollgate/binding-core';
 import { z } from 'zod';
+import { FormOutcomes } from './form-outcomes';
 import { PEOPLE, type PersonKey, personById } from './sandbox-people';
 import type {
+  PanelForm,
   PanelMessage,
   PanelPart,
   PanelView,
@@ -44,6 +48,7 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
   private readonly commandToken = randomBytes(13).toString('hex');
   private actionSecret = randomBytes(24).toString('hex');
   private rootId: string | undefined;
+  private readonly forms = new FormOutcomes();
 
   async start(): Promise<void> {
     await this.standin.start();
@@ -137,6 +142,8 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
           channelId: post.channel_id,
           postId,
           context: integration.context,
+          // Good for one actions/dialogs/open within 3 s: "Edit & approve" opens its dialog.
+          triggerId: this.standin.issueTriggerId(ids.mattermost, post.channel_id),
         }),
       ),
     });
@@ -152,6 +159,73 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
       }
     }
     return response.status;
+  }
+
+  async submitForm(
+    _bindingUrl: string,
+    person: PersonKey,
+    formId: string,
+    values: Readonly<Record<string, string>>,
+  ): Promise<number> {
+    const dialog = this.openDialog(person, formId);
+    if (!dialog) return 404;
+    // As the server does: the submission goes to the URL the integration opened the dialog with.
+    const response = await fetch(dialog.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(
+        dialogSubmissionBody({
+          dialog,
+          userId: PEOPLE[person].ids.mattermost,
+          teamId: this.standin.identity.teamId,
+          values,
+        }),
+      ),
+    });
+    // `{}` closes the dialog; `error` (or `errors` by field) keeps it open with the reason.
+    if (response.status === 200) {
+      this.forms.answered(formId, await response.json().catch(() => undefined));
+    }
+    return response.status;
+  }
+
+  closeForm(person: PersonKey, formId: string): boolean {
+    if (!this.openDialog(person, formId)) return false;
+    this.forms.end(formId);
+    return true;
+  }
+
+  /** Dialogs have no id a client sees; the stand-in's log position names one here. */
+  private openDialogs(person: PersonKey): { id: string; dialog: FakeMattermostDialog }[] {
+    return this.standin.dialogs
+      .map((dialog, index) => ({ id: `dialog-${index}`, dialog }))
+      .filter(
+        ({ id, dialog }) =>
+          dialog.userId === PEOPLE[person].ids.mattermost && this.forms.isOpen(id),
+      );
+  }
+
+  private openDialog(person: PersonKey, id: string): FakeMattermostDialog | undefined {
+    return this.openDialogs(person).find((d) => d.id === id)?.dialog;
+  }
+
+  private formFor(person: PersonKey): PanelForm | undefined {
+    const open = this.openDialogs(person).at(-1);
+    if (!open) return undefined;
+    const error = this.forms.errorOf(open.id);
+    return {
+      id: open.id,
+      title: open.dialog.title,
+      submitLabel: 'Submit',
+      fields: open.dialog.elements.map((e) => ({
+        name: e.name,
+        label: e.displayName,
+        value: e.default ?? '',
+        ...(e.helpText === undefined ? {} : { hint: e.helpText }),
+        multiline: e.type === 'textarea',
+      })),
+      ...(error === undefined ? {} : { error }),
+    };
   }
 
   view(viewer: PersonKey): PanelView {
@@ -172,12 +246,18 @@ export class MattermostSandboxPlatform implements SandboxPlatform {
         privateTo: person.key,
       });
     }
-    return { platform: 'mattermost', real: false, messages: messages.sort((a, b) => a.at - b.at) };
+    const form = this.formFor(viewer);
+    return {
+      platform: 'mattermost',
+      real: false,
+      messages: messages.sort((a, b) => a.at - b.at),
+      ...(form ? { form } : {}),
+    };
   }
 
   fingerprint(): string {
     const edits = this.standin.posts.reduce((sum, p) => sum + p.edits, 0);
-    return `${this.standin.posts.length}/${edits}/${this.standin.ephemerals.length}`;
+    return `${this.standin.posts.length}/${edits}/${this.standin.ephemerals.length}/${this.standin.dialogs.length}/${this.forms.signature()}`;
   }
 
   snapshot(): MattermostSandboxState {

@@ -30,6 +30,14 @@ export class RealSandboxPlatform implements SandboxPlatform {
     return 409;
   }
 
+  async submitForm(): Promise<number> {
+    return 409;
+  }
+
+  closeForm(): boolean {
+    return false;
+  }
+
   view(): PanelView {
     return { platform: this.platform, real: true, messages: [] };
   }

@@ -6,15 +6,19 @@ import {
   blocksOf,
   eventCallback,
   type FakeSlackMessage,
+  type FakeSlackView,
   interactionFormBody,
   signSlackRequest,
   SlackApiFake,
   type SlackApiFakeSnapshot,
   type SlackBlock,
+  viewSubmissionPayload,
 } from '@tollgate/platform-standins';
 import { z } from 'zod';
+import { FormOutcomes } from './form-outcomes';
 import { PEOPLE, type PersonKey, personById } from './sandbox-people';
 import type {
+  PanelForm,
   PanelMessage,
   PanelPart,
   PanelView,
@@ -41,6 +45,7 @@ export class SlackSandboxPlatform implements SandboxPlatform {
   private readonly signingSecret = randomBytes(24).toString('hex');
   private threadTs: string | undefined;
   private eventCount = 0;
+  private readonly forms = new FormOutcomes();
 
   async start(): Promise<void> {
     await this.standin.start();
@@ -104,6 +109,8 @@ export class SlackSandboxPlatform implements SandboxPlatform {
         actionId,
         value: button.value ?? '',
         actionTs: `${Math.floor(Date.now() / 1000)}.${String(Date.now() % 1000).padStart(6, '0')}`,
+        // Good for one views.open within 3 s: "Edit & approve" opens its modal with it.
+        triggerId: this.standin.issueTriggerId(PEOPLE[person].ids.slack),
         buttonText: button.text,
         ...(button.style ? { style: button.style } : {}),
         ...(button.block_id ? { blockId: button.block_id } : {}),
@@ -117,6 +124,41 @@ export class SlackSandboxPlatform implements SandboxPlatform {
       }),
     );
     return this.post(`${bindingUrl}/slack/interactions`, 'application/x-www-form-urlencoded', body);
+  }
+
+  async submitForm(
+    bindingUrl: string,
+    person: PersonKey,
+    formId: string,
+    values: Readonly<Record<string, string>>,
+  ): Promise<number> {
+    const view = this.openView(person, formId);
+    if (!view) return 404;
+    const body = interactionFormBody(
+      viewSubmissionPayload({
+        teamId: this.standin.identity.teamId,
+        userId: PEOPLE[person].ids.slack,
+        userName: PEOPLE[person].name,
+        view,
+        values,
+      }),
+    );
+    const signed = signSlackRequest(this.signingSecret, body, Math.floor(Date.now() / 1000));
+    const response = await fetch(`${bindingUrl}/slack/interactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...signed },
+      body,
+    });
+    // An empty 200 closes the modal; `response_action: errors` keeps it open with the reason.
+    const text = await response.text();
+    if (response.status === 200) this.forms.answered(formId, text === '' ? undefined : parse(text));
+    return response.status;
+  }
+
+  closeForm(person: PersonKey, formId: string): boolean {
+    if (!this.openView(person, formId)) return false;
+    this.forms.end(formId);
+    return true;
   }
 
   view(viewer: PersonKey): PanelView {
@@ -137,12 +179,47 @@ export class SlackSandboxPlatform implements SandboxPlatform {
         privateTo: person.key,
       });
     }
-    return { platform: 'slack', real: false, messages: messages.sort((a, b) => a.at - b.at) };
+    const form = this.formFor(viewer);
+    return {
+      platform: 'slack',
+      real: false,
+      messages: messages.sort((a, b) => a.at - b.at),
+      ...(form ? { form } : {}),
+    };
   }
 
   fingerprint(): string {
     const edits = this.standin.messages.reduce((sum, m) => sum + m.edits, 0);
-    return `${this.standin.messages.length}/${edits}/${this.standin.ephemerals.length}`;
+    return `${this.standin.messages.length}/${edits}/${this.standin.ephemerals.length}/${this.standin.views.length}/${this.forms.signature()}`;
+  }
+
+  /** The latest modal opened for `person` that is still open. */
+  private formFor(person: PersonKey): PanelForm | undefined {
+    const view = this.standin.views
+      .filter((v) => v.user === PEOPLE[person].ids.slack && this.forms.isOpen(v.id))
+      .at(-1);
+    if (!view) return undefined;
+    const submit = (view.view.submit as { text?: unknown } | undefined)?.text;
+    const error = this.forms.errorOf(view.id);
+    return {
+      id: view.id,
+      title: view.title,
+      submitLabel: typeof submit === 'string' ? submit : 'Submit',
+      fields: view.inputs.map((input) => ({
+        name: input.blockId,
+        label: input.label,
+        value: input.initialValue ?? '',
+        ...(input.hint === undefined ? {} : { hint: input.hint }),
+        multiline: input.multiline,
+      })),
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  private openView(person: PersonKey, id: string): FakeSlackView | undefined {
+    return this.standin.views.find(
+      (v) => v.id === id && v.user === PEOPLE[person].ids.slack && this.forms.isOpen(v.id),
+    );
   }
 
   snapshot(): SlackSandboxState {
@@ -182,6 +259,14 @@ export class SlackSandboxPlatform implements SandboxPlatform {
       body,
     });
     return response.status;
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /**
  * The sandbox's agent does real work: the published filesystem MCP server runs for the
@@ -28,18 +28,26 @@ export async function prepareWorkspace(
     `servers:\n  fs: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(server)}, ${JSON.stringify(workspaceDir)}] }\n`,
   );
   const policy = join(dataDir, 'tool-policy.yaml');
-  await writeFile(policy, SANDBOX_POLICY);
+  await writeFile(policy, sandboxPolicy(resolve(workspaceDir)));
   return { TOLLGATE_MCP_SERVERS_FILE: servers, TOOL_POLICY_FILE: policy };
 }
 
-const SANDBOX_POLICY = `# Written by npm start: the built-in tools as by default, the workspace's writes ask first.
+/**
+ * G2: a new folder's path is editable within the workspace, so the prompt offers "Edit &
+ * approve" and an approver may narrow where it goes (a folder under the one asked for).
+ */
+function sandboxPolicy(workspaceDir: string): string {
+  return `# Written by npm start: the built-in tools as by default, the workspace's writes ask first.
 tools:
   echo: { mode: auto }
   write_note: { mode: approval }
   delegate: { mode: approval }
   fs__write_file: { mode: approval }
   fs__edit_file: { mode: approval }
-  fs__create_directory: { mode: approval }
+  fs__create_directory:
+    mode: approval
+    editable:
+      path: { prefix: ${JSON.stringify(workspaceDir)} }
   fs__move_file: { mode: approval }
   fs__read_text_file: { mode: auto }
   fs__read_multiple_files: { mode: auto }
@@ -48,6 +56,7 @@ tools:
   fs__search_files: { mode: auto }
   fs__get_file_info: { mode: auto }
 `;
+}
 
 /** The workspace's file names, sorted; none while it does not exist. */
 export function workspaceFiles(workspaceDir: string): string[] {
