@@ -1,71 +1,28 @@
-import { classifyDatabaseError } from '@tollgate/persistence';
 import type { Logger } from 'pino';
-import {
-  type DecideOptions,
-  type DecisionResult,
-  type InboxEntry,
-  PartiallyCommittedDecision,
-  type SessionStore,
+import type {
+  DecideOptions,
+  DecisionResult,
+  InboxEntry,
+  SessionStore,
 } from '../journal/session-store';
 import type { SessionCommand } from '../session/domain/sub-agent';
-import { reasonOf, routeFailure } from './scheduler-failure.policy';
+import { routeFailure } from './scheduler-failure.policy';
+import { deferred, type SchedulerItem as Item, type Submitted } from './scheduler-item';
 import { SessionMailbox } from './session-mailbox';
+import { causeOf, SessionSettler, type SessionSettlerOptions } from './session-settler';
 
 export { isTransient } from './scheduler-failure.policy';
+export type { Submitted } from './scheduler-item';
 
-/** How a submitted command was settled once its message may be acked. */
-export type Submitted = 'decided' | 'queued' | 'duplicate' | 'quarantined';
-
-export interface SessionSchedulerOptions {
+export interface SessionSchedulerOptions extends SessionSettlerOptions {
   readonly store: SessionStore;
   /** Decides one command (its whole turn, I/O included). */
   readonly decide: (command: SessionCommand, options: DecideOptions) => Promise<DecisionResult>;
-  /** Settles a turn left in flight (a crash, a failed commit) from the journal. */
-  readonly recover: (sessionId: string, options: DecideOptions) => Promise<DecisionResult>;
-  /** Ends a turn left in flight with a notice, for a failure retrying cannot cure. */
-  readonly failInFlight: (sessionId: string, options: DecideOptions) => Promise<DecisionResult>;
   readonly logger: Logger;
   /** TOLLGATE_MAX_TURNS: sessions with a turn in flight at once. */
   readonly maxTurns: number;
-  /** First retry delay after a failure; doubles up to `retryMaxMs`. */
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
-  /** A queued command that can never be decided: its message is gone, so copy it aside. */
-  readonly deadLetter: (command: SessionCommand, reason: string) => Promise<void>;
-  readonly onQuarantine?: (sessionId: string, reason: string) => void;
   readonly onTurns?: (inFlight: number) => void;
 }
-
-interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-  settled: boolean;
-}
-
-type Item =
-  /** Arrived while nothing ran for its session: decided at once, acked at its first commit. */
-  | {
-      readonly kind: 'direct';
-      readonly command: SessionCommand;
-      readonly submitted: Deferred<Submitted>;
-    }
-  /** Waits in `session_inbox`; `position` settles once the row is committed. */
-  | {
-      readonly kind: 'queued';
-      readonly command: SessionCommand;
-      readonly position: Promise<string | undefined>;
-    }
-  | { readonly kind: 'recover' }
-  /**
-   * S22: a prompt timer's decision, in line with the session's commands. It carries its own
-   * ledger key, so `done` settles once it was decided, found a duplicate or a quarantine.
-   */
-  | {
-      readonly kind: 'timer';
-      readonly decide: () => Promise<DecisionResult>;
-      readonly done: Deferred<void>;
-    };
 
 /**
  * Decides the commands of each session one at a time, in arrival order, while any number of
@@ -81,6 +38,7 @@ type Item =
 export class SessionScheduler {
   private readonly mailbox: SessionMailbox<Item>;
   private readonly logger: Logger;
+  private readonly settler: SessionSettler;
 
   constructor(private readonly options: SessionSchedulerOptions) {
     this.logger = options.logger.child({ component: 'session-scheduler' });
@@ -94,6 +52,7 @@ export class SessionScheduler {
       },
       ...(options.onTurns === undefined ? {} : { onActive: options.onTurns }),
     });
+    this.settler = new SessionSettler(options, this.logger, () => this.stopping, this.dispatched);
   }
 
   private get stopping(): boolean {
@@ -174,7 +133,7 @@ export class SessionScheduler {
       case 'queued':
         return this.decideQueued(sessionId, item);
       case 'recover':
-        return this.settle(sessionId, 'recovery of a turn left in flight');
+        return this.settler.settle(sessionId, 'recovery of a turn left in flight');
       case 'timer':
         return this.decideTimer(sessionId, item);
     }
@@ -193,34 +152,22 @@ export class SessionScheduler {
         case 'recover':
           // Its ledger row committed: the timer is spent, and its turn is recovered here.
           item.done.resolve();
-          return this.settle(sessionId, 'a timer decision that failed part-way');
+          return this.settler.settle(sessionId, 'a timer decision that failed part-way');
         case 'end_turn':
           item.done.resolve();
           this.logger.error(
             { err: causeOf(error), sessionId },
             'a timer decision failed after a partial commit and cannot be retried; ending its turn',
           );
-          await this.endTurn(sessionId);
+          await this.settler.endTurn(sessionId);
           return;
         case 'quarantine':
-          await this.quarantine(sessionId, error);
+          await this.settler.quarantine(sessionId, error);
           item.done.resolve();
           return;
         default:
           item.done.reject(error);
       }
-    }
-  }
-
-  /** Ends a turn with a notice; whether that was recorded (if not, it is recovered instead). */
-  private async endTurn(sessionId: string): Promise<boolean> {
-    try {
-      await this.options.failInFlight(sessionId, { onDispatched: this.dispatched });
-      return true;
-    } catch (failure) {
-      this.logger.warn({ err: failure, sessionId }, 'ending the failed turn failed too');
-      await this.settle(sessionId, 'a turn whose failure could not be recorded');
-      return false;
     }
   }
 
@@ -240,9 +187,9 @@ export class SessionScheduler {
       switch (route.kind) {
         case 'recover':
         case 'end_turn':
-          return this.afterPartialCommit(sessionId, command, error, route.kind);
+          return this.settler.afterPartialCommit(sessionId, command, error, route.kind);
         case 'quarantine':
-          await this.quarantine(sessionId, error);
+          await this.settler.quarantine(sessionId, error);
           break;
         default:
           break;
@@ -250,48 +197,6 @@ export class SessionScheduler {
       // Nothing of it was committed: its message is naked (or dead-lettered) and redelivered.
       submitted.reject(error);
     }
-  }
-
-  /**
-   * A decision failed after some of it committed, so its message is acked and a redelivery
-   * would be a duplicate. A failure that may pass (the database away, a lock not granted)
-   * is recovered from the journal, retried with a growing delay (S18); one that would fail
-   * the same way again (a write PostgreSQL refuses) ends the turn with a notice and
-   * dead-letters a copy of the command for an operator (X8).
-   */
-  private async afterPartialCommit(
-    sessionId: string,
-    command: SessionCommand,
-    error: unknown,
-    route: 'recover' | 'end_turn',
-  ): Promise<void> {
-    const cause = causeOf(error);
-    if (route === 'recover') {
-      this.logger.warn(
-        { err: cause, sessionId, commandId: command.id },
-        'a decision failed after a partial commit; recovering it from the journal',
-      );
-      return this.settle(sessionId, 'a decision that failed part-way');
-    }
-    this.logger.error(
-      { err: cause, sessionId, commandId: command.id },
-      'a decision failed after a partial commit and cannot be retried; ending its turn',
-    );
-    let settled = false;
-    try {
-      await this.options.failInFlight(sessionId, { onDispatched: this.dispatched });
-      settled = true;
-    } catch (failure) {
-      this.logger.warn({ err: failure, sessionId }, 'ending the failed turn failed too');
-    }
-    const why = classifyDatabaseError(cause)?.reason ?? reasonOf(cause);
-    await this.retrying(`dead-lettering ${command.id}`, () =>
-      this.options.deadLetter(
-        command,
-        `decision_failed_after_commit (${settled ? 'turn_settled' : 'turn_left_in_flight'}): ${why}`,
-      ),
-    );
-    if (!settled) await this.settle(sessionId, 'a turn whose failure could not be recorded');
   }
 
   private async decideQueued(
@@ -311,9 +216,7 @@ export class SessionScheduler {
           onDispatched: this.dispatched,
         });
         if (result.kind === 'quarantined') {
-          await this.retrying(`dead-lettering ${command.id}`, () =>
-            this.options.deadLetter(command, 'session_quarantined'),
-          );
+          await this.settler.deadLetter(command, 'session_quarantined');
         }
         return;
       } catch (error) {
@@ -321,52 +224,29 @@ export class SessionScheduler {
         switch (route.kind) {
           case 'recover':
           case 'end_turn':
-            return this.afterPartialCommit(sessionId, command, error, route.kind);
+            return this.settler.afterPartialCommit(sessionId, command, error, route.kind);
           case 'quarantine':
-            return this.quarantine(sessionId, error);
+            return this.settler.quarantine(sessionId, error);
           case 'dead_letter':
             // Its message was acked when it was queued: dead-letter the command ourselves.
             this.logger.error(
               { err: error, sessionId, commandId: command.id },
               'a queued command cannot be decided; dead-lettering it',
             );
-            await this.retrying(`dead-lettering ${command.id}`, async () => {
-              await this.options.deadLetter(command, route.reason);
-              await this.options.store.dropQueued(position);
-            });
+            await this.settler.deadLetter(command, route.reason, () =>
+              this.options.store.dropQueued(position),
+            );
             return;
           default:
-            await this.pause(attempt, error, sessionId);
+            await this.settler.pause(attempt, error, sessionId);
         }
-      }
-    }
-  }
-
-  /** Recovers the session from its journal until that works, or quarantines it. */
-  private async settle(sessionId: string, why: string): Promise<void> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await this.options.recover(sessionId, { onDispatched: this.dispatched });
-        if (attempt > 0) this.logger.info({ sessionId, why }, 'session recovered');
-        return;
-      } catch (error) {
-        if (routeFailure({ kind: 'recover' }, error).kind === 'quarantine') {
-          return this.quarantine(sessionId, error);
-        }
-        await this.pause(attempt, error, sessionId);
       }
     }
   }
 
   /** Sets the session aside (S18): logged with its id, counted, its prompts expired. */
-  async quarantine(sessionId: string, error: unknown): Promise<void> {
-    const reason = reasonOf(error);
-    this.logger.error({ err: error, sessionId, reason }, 'session quarantined');
-    this.options.onQuarantine?.(sessionId, reason);
-    await this.retrying(`quarantining ${sessionId}`, async () => {
-      const { dispatched } = await this.options.store.quarantine(sessionId, reason);
-      this.dispatched(dispatched);
-    });
+  quarantine(sessionId: string, error: unknown): Promise<void> {
+    return this.settler.quarantine(sessionId, error);
   }
 
   /**
@@ -376,55 +256,4 @@ export class SessionScheduler {
   private readonly dispatched = (entries: readonly InboxEntry[]): void => {
     this.resume([], entries);
   };
-
-  private async retrying(what: string, work: () => Promise<unknown>): Promise<void> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await work();
-        return;
-      } catch (error) {
-        if (this.stopping) throw error;
-        await this.pause(attempt, error, what);
-      }
-    }
-  }
-
-  private async pause(attempt: number, error: unknown, about: string): Promise<void> {
-    const delayMs = Math.min(
-      this.options.retryMaxMs,
-      this.options.retryBaseMs * 2 ** Math.min(attempt, 20),
-    );
-    this.logger.warn({ err: error, about, attempt, delayMs }, 'retrying after a failure');
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    if (this.stopping) throw error;
-  }
-}
-
-/** What a partial commit failed with, under the wrapper that says it was partial. */
-function causeOf(error: unknown): unknown {
-  return error instanceof PartiallyCommittedDecision ? error.cause : error;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  const d: Deferred<T> = {
-    promise,
-    settled: false,
-    resolve: (value) => {
-      if (d.settled) return;
-      d.settled = true;
-      resolve(value);
-    },
-    reject: (error) => {
-      if (d.settled) return;
-      d.settled = true;
-      reject(error);
-    },
-  };
-  return d;
 }
