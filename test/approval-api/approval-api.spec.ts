@@ -95,6 +95,24 @@ describe('A1 — the approval API (process, two replicas)', () => {
     expect(noKey.body.error).toBe('idempotency_key_required');
     const tooLong = await system.create(key, body(), 'k'.repeat(201));
     expect(tooLong.body.error).toBe('idempotency_key_required');
+    // Each parameter is refused by its own pipe; where two are wrong, the answer is as before.
+    const refusals = [
+      ['GET', '/v1/approvals/apr_nope?wait=soon', undefined, 400, 'invalid_wait'],
+      ['GET', '/v1/approvals/apr_nope', undefined, 404, 'not_found'],
+      ['POST', '/v1/approvals/apr_nope/cancel', undefined, 404, 'not_found'],
+      ['POST', '/v1/approvals/apr_nope/redeem', { argumentsHash: 'md5:1' }, 404, 'not_found'],
+    ] as const;
+    for (const [method, path, payload, status, error] of refusals) {
+      const answer = await system.call(method, path, { key, body: payload });
+      expect({ path, status: answer.status, error: answer.body.error }).toEqual({
+        path,
+        status,
+        error,
+      });
+    }
+    const { id } = await pending();
+    const badHash = await system.call('POST', `/v1/approvals/${id}/redeem`, { key, body: {} });
+    expect([badHash.status, badHash.body.error]).toEqual([400, 'invalid_arguments_hash']);
     const huge = await system.create(key, body({ blob: 'x'.repeat(256 * 1024) }));
     expect(huge.status).toBe(413);
     expect(huge.body.error).toBe('body_too_large');

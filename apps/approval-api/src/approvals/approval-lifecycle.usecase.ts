@@ -7,8 +7,6 @@ import type { ApprovalRecord } from './approval.view';
 import { ApprovalsRepository } from './approvals.repository';
 import { CommandPublisher } from './command-publisher';
 
-const ARGUMENTS_HASH = /^sha256:[0-9a-f]{64}$/;
-
 /** Reading, waiting on, cancelling and redeeming one client's approval. */
 @Injectable()
 export class ApprovalLifecycle {
@@ -61,18 +59,8 @@ export class ApprovalLifecycle {
     return cancelled;
   }
 
-  async redeem(client: ApprovalClient, id: string, body: unknown): Promise<ApprovalRecord> {
-    const hash =
-      typeof body === 'object' && body !== null && !Array.isArray(body)
-        ? (body as { argumentsHash?: unknown }).argumentsHash
-        : undefined;
-    if (typeof hash !== 'string' || !ARGUMENTS_HASH.test(hash)) {
-      throw new ApiError(
-        400,
-        'invalid_arguments_hash',
-        'the body must be {"argumentsHash": "sha256:<64 hex>"}',
-      );
-    }
+  /** `hash` was checked at the boundary (ArgumentsHashPipe). */
+  async redeem(client: ApprovalClient, id: string, hash: string): Promise<ApprovalRecord> {
     const outcome = await this.approvals.redeem(client.id, id, hash);
     switch (outcome.kind) {
       case 'redeemed':

@@ -19,9 +19,6 @@ export interface Created {
   readonly record: ApprovalRecord;
 }
 
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f]/;
-
 /**
  * `POST /v1/approvals`: validate, store the approval under the client's Idempotency-Key, and
  * publish its command, answering only once JetStream has it. The row comes first, so a
@@ -37,22 +34,11 @@ export class CreateApproval {
 
   async create(
     client: ApprovalClient,
-    idempotencyKey: string | undefined,
+    /** Checked at the boundary (IdempotencyKeyPipe), or made by Tollgate itself. */
+    idempotencyKey: string,
     body: unknown,
     now = new Date(),
   ): Promise<Created> {
-    if (
-      idempotencyKey === undefined ||
-      idempotencyKey.length < 1 ||
-      idempotencyKey.length > 200 ||
-      UNPRINTABLE.test(idempotencyKey)
-    ) {
-      throw new ApiError(
-        400,
-        'idempotency_key_required',
-        'an Idempotency-Key header of 1 to 200 printable characters is required',
-      );
-    }
     const verdict = checkApprovalBody(body, client);
     if (!verdict.ok) throw new ApiError(verdict.status, verdict.code, verdict.message);
     const command = approvalRequestOf(newApprovalId(), client, verdict.ask, now);

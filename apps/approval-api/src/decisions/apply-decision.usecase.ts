@@ -1,12 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InvalidPayload } from '@tollgate/messaging';
-import { parseApprovalDecided, Subjects } from '@tollgate/protocol';
-import {
-  type BaseConfig,
-  DatabaseClient,
-  SERVICE_CONFIG,
-  SERVICE_LOGGER,
-} from '@tollgate/service-runtime';
+import type { ApprovalDecided } from '@tollgate/protocol';
+import { DatabaseClient, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import { inSpan } from '@tollgate/telemetry';
 import type { Logger } from 'pino';
 import { ApprovalsRepository, notifyIn } from '../approvals/approvals.repository';
@@ -22,11 +16,9 @@ import { DecisionWaiters } from './decision-waiters';
  */
 @Injectable()
 export class ApplyDecision {
-  private readonly subjects: Subjects;
   private readonly logger: Logger;
 
   constructor(
-    @Inject(SERVICE_CONFIG) config: BaseConfig,
     @Inject(SERVICE_LOGGER) logger: Logger,
     private readonly database: DatabaseClient,
     private readonly approvals: ApprovalsRepository,
@@ -34,22 +26,11 @@ export class ApplyDecision {
     private readonly waiters: DecisionWaiters,
     private readonly webhooks: WebhookDispatcher,
   ) {
-    this.subjects = new Subjects(config.TOLLGATE_SUBJECT_PREFIX);
     this.logger = logger.child({ component: 'decisions' });
   }
 
-  async handle(subject: string, data: Uint8Array): Promise<void> {
-    const parsed = parseApprovalDecided(data);
-    if (!parsed.ok) throw new InvalidPayload(`${parsed.reason}: ${parsed.detail}`);
-    const event = parsed.value;
-    const routed = this.subjects.parseDecisionSubject(subject);
-    if (
-      !routed.ok ||
-      routed.value.clientId !== event.clientId ||
-      routed.value.approvalId !== event.approvalId
-    ) {
-      throw new InvalidPayload(`subject ${subject} does not name the event's client and approval`);
-    }
+  /** `event` was parsed and checked against its subject at the boundary (ParseDecisionPipe). */
+  async handle(event: ApprovalDecided): Promise<void> {
     const dataSource = await this.database.whenReady();
     // Under the delivery's span, so the decision closes the trace its request opened.
     const applied = await inSpan('approval-api decision', {}, (span) => {

@@ -9,10 +9,10 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ApiKeyGuard, type AuthenticatedRequest } from '../auth/api-key.guard';
-import { ApiError } from '../http/api-error';
 import { ApiExceptionFilter } from '../http/api-exception.filter';
 import { permissionRequestOutput, preToolUseOutput } from './hook-answer';
-import { readHookBody } from './hook-body.rules';
+import { HookBodyPipe } from './hook-body.pipe';
+import type { HookAsk } from './hook-body.rules';
 import { HoldHook, type HookNarrowing } from './hold-hook.usecase';
 
 /**
@@ -30,13 +30,11 @@ export class HooksController {
   @HttpCode(200)
   async claudeCode(
     @Req() req: AuthenticatedRequest,
-    @Body() body: unknown,
+    @Body(new HookBodyPipe(['PermissionRequest', 'PreToolUse'])) ask: HookAsk,
     @Query() query: HookNarrowing,
   ): Promise<Record<string, unknown>> {
-    const read = readHookBody(body, ['PermissionRequest', 'PreToolUse']);
-    if (!read.ok) throw new ApiError(400, 'invalid_hook_body', read.message);
-    const verdict = await this.holdHook.hold(req.client, 'claude-code', read.ask, query);
-    return read.ask.event === 'PreToolUse'
+    const verdict = await this.holdHook.hold(req.client, 'claude-code', ask, query);
+    return ask.event === 'PreToolUse'
       ? preToolUseOutput(verdict)
       : permissionRequestOutput(verdict);
   }
@@ -45,12 +43,10 @@ export class HooksController {
   @HttpCode(200)
   async codex(
     @Req() req: AuthenticatedRequest,
-    @Body() body: unknown,
+    @Body(new HookBodyPipe(['PermissionRequest'])) ask: HookAsk,
     @Query() query: HookNarrowing,
   ): Promise<Record<string, unknown>> {
-    const read = readHookBody(body, ['PermissionRequest']);
-    if (!read.ok) throw new ApiError(400, 'invalid_hook_body', read.message);
-    const verdict = await this.holdHook.hold(req.client, 'codex', read.ask, query);
+    const verdict = await this.holdHook.hold(req.client, 'codex', ask, query);
     return permissionRequestOutput(verdict, { updatedInput: false });
   }
 }
