@@ -24,6 +24,7 @@ export {
   type SchemaNameProblem,
   type SchemaNameValidation,
 } from './schema-name.validator';
+export { pooledQuery, type PooledQuery } from './pooled-query';
 export { classifyDatabaseError, type DatabaseErrorClass } from './database-error.classifier';
 export {
   ESCAPED_MARKER,

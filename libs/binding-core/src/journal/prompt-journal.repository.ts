@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
+import { fromJsonbValue, pooledQuery, toJsonbText } from '@tollgate/persistence';
 import type { Conversation, ToolInteractionRequest } from '@tollgate/protocol';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { MessageRef } from '../platform-adapter.port';
 import type { EffectDecision, PromptDecision } from '../prompt/prompt-decision';
 import type { PromptEvent } from '../prompt/prompt-event';
@@ -16,6 +16,7 @@ import {
   type PromptStatus,
 } from '../prompt/prompt-state';
 import type { DataSourceAccess } from './data-source-access';
+import { GRAB_OR_READ, INSERT_OR_LOCK, SELECT_LOCKED } from './prompt-journal.sql';
 import type {
   JournaledPrompt,
   PendingPrompt,
@@ -31,7 +32,11 @@ import { currentTraceparent } from '@tollgate/telemetry';
 interface StoredIntent {
   readonly claimId: string;
   readonly owner: string;
-  readonly decision: EffectDecision;
+  /**
+   * What was set out on. A pending prompt's lease taken as it is read (GRAB_OR_READ) names
+   * only the kind: an edit's intent is never read back beyond it, a post's always whole.
+   */
+  readonly decision: EffectDecision | { readonly kind: 'edit' };
   /** A post's nonce, chosen before it is made: a post found later carries this one. */
   readonly postNonce?: string;
   /**
@@ -57,6 +62,21 @@ interface PromptRow {
   lease_remaining_ms: number | null;
   /** xmin, when read for an optimistic claim. */
   version?: string;
+  /** GRAB_OR_READ took the lease of this pending prompt with the statement that read it. */
+  grabbed?: boolean;
+}
+
+/**
+ * Where a statement runs: a transaction's EntityManager, or straight on the pool
+ * (pooledQuery) for the statements most outputs make outside any transaction.
+ */
+interface Statements {
+  query<T>(text: string, values: unknown[]): Promise<T>;
+}
+
+function onPool(dataSource: DataSource): Statements {
+  const query = pooledQuery(dataSource);
+  return { query: <T>(text: string, values: unknown[]) => query(text, values) as Promise<T> };
 }
 
 /** The projection row says something its status cannot hold; a bug or a hand edit. */
@@ -64,54 +84,13 @@ class CorruptPromptRow extends Error {
   override readonly name = 'CorruptPromptRow';
 }
 
-// Leases are compared with clock_timestamp(), not now(): now() is when the transaction began,
-// which can be long before a row lock we waited for was granted. The database's clock is
-// the one every replica shares.
-const SELECT_LOCKED = `
-  SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-         post_nonce, lease_owner, intent,
-         COALESCE(lease_until > clock_timestamp(), false) AS leased,
-         CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000)::int
-           AS lease_remaining_ms
-  FROM prompts WHERE session_id = $1 AND call_id = $2
-  FOR UPDATE`;
-
-const INSERT_OR_LOCK = `
-  WITH created AS (
-    INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status, traceparent)
-    VALUES ($1, $2, $3, $4, 'untracked', $5)
-    ON CONFLICT DO NOTHING
-    RETURNING 1)
-  ${SELECT_LOCKED}`;
-
-const ROW_COLUMNS = `prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-  post_nonce, lease_owner, intent,
-  COALESCE(lease_until > clock_timestamp(), false) AS leased,
-  CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000)::int AS lease_remaining_ms,
-  xmin::text AS version`;
-
-/**
- * The prompt as it is, without a lock, and with its row version (xmin): inserted by this very
- * statement if it was not there (the INSERT's RETURNING shows it, which the SELECT beside it
- * cannot), so a new prompt and a known one each take one round trip.
- */
-const INSERT_OR_READ = `
-  WITH created AS (
-    INSERT INTO prompts (session_id, call_id, prompt_ref, conversation, status, traceparent)
-    VALUES ($1, $2, $3, $4, 'untracked', $5)
-    ON CONFLICT DO NOTHING
-    RETURNING ${ROW_COLUMNS})
-  SELECT * FROM created
-  UNION ALL
-  SELECT ${ROW_COLUMNS} FROM prompts
-  WHERE session_id = $1 AND call_id = $2 AND NOT EXISTS (SELECT 1 FROM created)`;
-
 /** {@link PromptJournal} in the binding's schema, through raw SQL on the service's data source. */
 export class PromptJournalRepository implements PromptJournal {
   constructor(private readonly db: DataSourceAccess) {}
 
   /**
-   * Most claims take two statements and no transaction: read the prompt with its row
+   * Most claims take one or two statements and no transaction. An edit of a pending prompt
+   * takes its lease with the read (GRAB_OR_READ). Otherwise: read the prompt with its row
    * version, decide, and take the lease only if the row is still that version (another
    * handler's write in between changes xmin, and the claim is made again under a lock).
    * What is rare — a tombstone, an unfinished post, a race — goes the locked way.
@@ -122,15 +101,44 @@ export class PromptJournalRepository implements PromptJournal {
   ): Promise<PromptClaim> {
     const { key, conversation, owner, leaseMs } = request;
     const dataSource = await this.db();
-    const [read]: PromptRow[] = await dataSource.query(INSERT_OR_READ, [
+    const claimId = randomUUID();
+    const grabIntent: StoredIntent = {
+      claimId,
+      owner,
+      decision: { kind: 'edit' },
+      since: new Date().toISOString(),
+    };
+    const pooled = onPool(dataSource);
+    const [read]: PromptRow[] = await pooled.query(GRAB_OR_READ, [
       key.sessionId,
       key.callId,
       promptRefOf(key),
       JSON.stringify(conversation),
       // The output's trace, which a click on this prompt continues (ForwardClick).
       currentTraceparent(),
+      owner,
+      leaseMs,
+      toJsonbText(grabIntent),
     ]);
     const row = read && decodedRow(read);
+    if (row?.grabbed === true) {
+      const state = stateOfRow(row);
+      const decision = decide(state);
+      if (decision.kind === 'edit') {
+        const postNonce = row.post_nonce ?? newPostNonce();
+        const lease: PromptLease = { key, claimId, claimed: state, postNonce };
+        return {
+          kind: 'claimed',
+          lease,
+          target: { conversation: row.conversation, promptRef: row.prompt_ref, postNonce },
+          decision,
+        };
+      }
+      // Nothing was set out on: the lease and its intent go, and a drop is settled.
+      await this.ungrab(pooled, key, claimId);
+      if (decision.kind === 'drop') return { kind: 'settled', decision };
+      return this.claimLocked(request, decide);
+    }
     if (row !== undefined && row.version !== undefined && row.intent?.decision.kind !== 'post') {
       if (row.leased) {
         return {
@@ -150,7 +158,7 @@ export class PromptJournalRepository implements PromptJournal {
             decision.kind === 'post' ? newPostNonce() : (row.post_nonce ?? newPostNonce());
           const lease: PromptLease = { key, claimId: randomUUID(), claimed: state, postNonce };
           const taken = await this.takeLease(
-            dataSource.manager,
+            pooled,
             lease,
             owner,
             leaseMs,
@@ -266,7 +274,8 @@ export class PromptJournalRepository implements PromptJournal {
     const next = events.reduce(evolvePrompt, lease.claimed);
     // No events: the post was not found, so the nonce chosen for it belongs to nothing.
     const postNonce = events.length > 0 ? lease.postNonce : undefined;
-    return this.record(dataSource.manager, lease.key, events, next, lease.claimId, postNonce);
+    const pooled = onPool(dataSource);
+    return this.record(pooled, lease.key, events, next, lease.claimId, postNonce);
   }
 
   async release(lease: PromptLease, holdMs = 0): Promise<void> {
@@ -281,6 +290,15 @@ export class PromptJournalRepository implements PromptJournal {
       holdMs > 0
         ? [lease.key.sessionId, lease.key.callId, lease.claimId, Math.ceil(holdMs)]
         : [lease.key.sessionId, lease.key.callId, lease.claimId],
+    );
+  }
+
+  /** Gives back a grab that set out on nothing: its intent goes with the lease. */
+  private async ungrab(statements: Statements, key: PromptKey, claimId: string): Promise<void> {
+    await statements.query(
+      `UPDATE prompts SET lease_owner = NULL, lease_until = NULL, intent = NULL, updated_at = now()
+       WHERE session_id = $1 AND call_id = $2 AND intent->>'claimId' = $3`,
+      [key.sessionId, key.callId, claimId],
     );
   }
 
@@ -381,7 +399,7 @@ export class PromptJournalRepository implements PromptJournal {
 
   /** With `version`, only while the row is still that version; whether the lease was taken. */
   private async takeLease(
-    manager: EntityManager,
+    manager: Statements,
     lease: PromptLease,
     owner: string,
     leaseMs: number,
@@ -407,7 +425,7 @@ export class PromptJournalRepository implements PromptJournal {
        RETURNING 1`,
       [lease.key.sessionId, lease.key.callId, owner, leaseMs, toJsonbText(intent), version],
     );
-    // TypeORM answers an UPDATE … RETURNING with [rows, count].
+    // TypeORM answers an UPDATE … RETURNING with [rows, count], the pool with its rows.
     const rows = Array.isArray(taken[0]) ? (taken[0] as unknown[]) : taken;
     return rows.length > 0;
   }
@@ -419,7 +437,7 @@ export class PromptJournalRepository implements PromptJournal {
    * `postNonce`, when given, becomes the nonce of the tracked post.
    */
   private async record(
-    manager: EntityManager,
+    manager: Statements,
     key: PromptKey,
     events: readonly PromptEvent[],
     state: PromptState,

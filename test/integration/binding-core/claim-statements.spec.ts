@@ -1,0 +1,76 @@
+import { Client } from 'pg';
+import { BindingHarness } from './binding-harness';
+import { promptOutputs } from './prompt-outputs';
+
+/**
+ * D6: an edit of a pending prompt takes its lease in the statement that reads the row, so
+ * the common output costs the database two statements (read-and-lease, journal), and a drop
+ * of a pending prompt gives the lease back at once.
+ */
+describe('D6 binding core: the statements an output of a pending prompt makes', () => {
+  let harness: BindingHarness;
+
+  beforeAll(async () => {
+    harness = await BindingHarness.open('bcoreclaim');
+  });
+
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  /** Every statement any pg client of this process sends while `work` runs. */
+  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+    const sent: string[] = [];
+    const original = Client.prototype.query;
+    const recording = function (this: Client, ...args: unknown[]): unknown {
+      const [config] = args as [string | { text: string }];
+      sent.push(typeof config === 'string' ? config : config.text);
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    };
+    Client.prototype.query = recording as typeof original;
+    try {
+      await work();
+    } finally {
+      Client.prototype.query = original;
+    }
+    return sent;
+  }
+
+  it('D6 an edit of a pending prompt is two statements: the read that takes its lease, the journal', async () => {
+    const handle = harness.handleOutput();
+    const p = promptOutputs();
+    await handle.handleOutput(p.request(3));
+    const sent = await statementsOf(() => handle.handleOutput(p.resolved(7)));
+    expect(harness.adapter.editsFor(p.promptRef)).toHaveLength(1);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toContain('UPDATE prompts');
+    expect(sent[1]).toContain('INSERT INTO prompt_events');
+    expect(await harness.promptRow(p.key)).toMatchObject({
+      status: 'cleared',
+      lease_owner: null,
+      intent: null,
+    });
+  });
+
+  it('D6 a stale output of a pending prompt is dropped and gives the lease back with its intent', async () => {
+    const handle = harness.handleOutput();
+    const p = promptOutputs();
+    await handle.handleOutput(p.request(3));
+    await handle.handleOutput(p.refreshed(5));
+    await expect(handle.handleOutput(p.refreshed(4))).resolves.toEqual({
+      outcome: 'dropped',
+      reason: 'stale_seq',
+    });
+    expect(await harness.promptRow(p.key)).toMatchObject({
+      status: 'pending',
+      last_seq: 5,
+      lease_owner: null,
+      intent: null,
+    });
+    // Not held: the next output is applied at once, by another replica too.
+    await expect(harness.handleOutput('replica-b').handleOutput(p.resolved(7))).resolves.toEqual({
+      outcome: 'edited',
+      view: 'resolved',
+    });
+  });
+});
