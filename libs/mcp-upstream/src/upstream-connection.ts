@@ -1,8 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -13,6 +10,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
+import { CoalescingStdioClientTransport } from './coalescing-stdio.transport';
 import type { UpstreamSpec } from './mcp-servers.config';
 import { ownSignalFetch } from './own-signal-fetch';
 import { type BackoffSettings, DEFAULT_BACKOFF, restartDelayMs } from './restart-backoff';
@@ -181,7 +179,7 @@ export class UpstreamConnection {
         fetch: ownSignalFetch,
       });
     }
-    const transport = new StdioClientTransport({
+    const transport = new CoalescingStdioClientTransport({
       command: this.spec.command,
       args: this.spec.args,
       env: { ...getDefaultEnvironment(), ...this.spec.env },
