@@ -25,6 +25,12 @@ export interface PromptClaimRequest {
   /** This replica, recorded as `lease_owner` so an operator can tell who holds a prompt. */
   readonly owner: string;
   readonly leaseMs: number;
+  /**
+   * The output's seq when it edits a pending prompt whose last applied seq is older (an
+   * Update or a Resolved): the claim may then take the lease with the read that finds the
+   * prompt pending. None (a Request, which a pending prompt drops): it never does.
+   */
+  readonly editsPendingBefore?: number;
 }
 
 /** What claiming one prompt for one output gave. */

@@ -119,6 +119,7 @@ export class PromptJournalRepository implements PromptJournal {
       owner,
       leaseMs,
       toJsonbText(grabIntent),
+      request.editsPendingBefore ?? null,
     ]);
     const row = read && decodedRow(read);
     if (row?.grabbed === true) {
@@ -274,8 +275,12 @@ export class PromptJournalRepository implements PromptJournal {
     const next = events.reduce(evolvePrompt, lease.claimed);
     // No events: the post was not found, so the nonce chosen for it belongs to nothing.
     const postNonce = events.length > 0 ? lease.postNonce : undefined;
+    // The request the row holds already is not written again (a resolution or a refresh
+    // keeps it): serializing and sending it was most of what journaling an edit cost.
+    const held = requestOf(lease.claimed);
+    const keepRequest = held !== undefined && requestOf(next) === held;
     const pooled = onPool(dataSource);
-    return this.record(pooled, lease.key, events, next, lease.claimId, postNonce);
+    return this.record(pooled, lease.key, events, next, lease.claimId, postNonce, keepRequest);
   }
 
   async release(lease: PromptLease, holdMs = 0): Promise<void> {
@@ -443,12 +448,15 @@ export class PromptJournalRepository implements PromptJournal {
     state: PromptState,
     claimId: string | null = null,
     postNonce?: string,
+    keepRequest = false,
   ): Promise<boolean> {
     const columns = projectionOf(state);
     const [result]: { recorded: number }[] = await manager.query(
       `WITH projected AS (
          UPDATE prompts
-         SET status = $6, last_seq = $7, request = $8, message_ref = $9, outcome = $10,
+         SET status = $6, last_seq = $7,
+             request = CASE WHEN $13::boolean THEN request ELSE $8::jsonb END,
+             message_ref = $9, outcome = $10,
              post_nonce = COALESCE($12::text, post_nonce),
              lease_owner = NULL, lease_until = NULL, intent = NULL, updated_at = now()
          WHERE session_id = $1 AND call_id = $2
@@ -469,15 +477,20 @@ export class PromptJournalRepository implements PromptJournal {
         events.map((e) => toJsonbText(e)),
         columns.status,
         columns.lastSeq,
-        columns.request === undefined ? null : toJsonbText(columns.request),
+        columns.request === undefined || keepRequest ? null : toJsonbText(columns.request),
         columns.messageRef === undefined ? null : toJsonbText(columns.messageRef),
         columns.outcome ?? null,
         claimId,
         postNonce ?? null,
+        keepRequest,
       ],
     );
     return (result?.recorded ?? 0) > 0;
   }
+}
+
+function requestOf(state: PromptState): ToolInteractionRequest | undefined {
+  return state.status === 'untracked' ? undefined : state.request;
 }
 
 /** An intent from before `since` was kept counts as set out on now: its age is unknown. */

@@ -32,9 +32,10 @@ const ROW_COLUMNS = `prompt_ref, conversation, status, last_seq, request, messag
  * statement if it was not there (the INSERT's RETURNING shows it, which the SELECT beside it
  * cannot), so a new prompt and a known one each take one round trip.
  *
- * A pending prompt nobody holds is leased by the same statement (`grabbed`): every output a
- * pending prompt takes is an edit or a drop, so the edit that most outputs make needs no
- * second round trip to take its lease, and a drop gives the lease back. The UPDATE waits for a
+ * A pending prompt nobody holds is leased by the same statement (`grabbed`) when the output
+ * edits it ($9, its seq, is newer than the prompt's; NULL for a Request, which a pending
+ * prompt drops): the edit that most outputs make needs no second round trip to take its
+ * lease, and a drop decided all the same gives the lease back. The UPDATE waits for a
  * racing writer's row lock and looks again at the row it left (READ COMMITTED), so two
  * handlers never both grab; the loser reads the row as the statement's snapshot saw it, and
  * goes the optimistic way, which the changed xmin sends on to the locked one. The INSERT's
@@ -51,7 +52,7 @@ export const GRAB_OR_READ = `
     SET lease_owner = $6,
         lease_until = clock_timestamp() + $7::int * interval '1 millisecond',
         intent = $8::jsonb, updated_at = now()
-    WHERE session_id = $1 AND call_id = $2 AND status = 'pending'
+    WHERE session_id = $1 AND call_id = $2 AND status = 'pending' AND last_seq < $9::int
       AND NOT COALESCE(lease_until > clock_timestamp(), false)
       AND COALESCE(intent->'decision'->>'kind', '') <> 'post'
     RETURNING prompt_ref, conversation, status, last_seq, request, message_ref, outcome,

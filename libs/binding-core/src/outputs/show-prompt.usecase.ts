@@ -57,7 +57,14 @@ export class ShowPrompt {
     const key = { sessionId: output.sessionId, callId: output.callId };
     for (let attempt = 1; attempt <= MAX_CLAIMS; attempt += 1) {
       const claim = await prompts.claim(
-        { key, conversation: output.conversation, owner: replicaId, leaseMs },
+        {
+          key,
+          conversation: output.conversation,
+          owner: replicaId,
+          leaseMs,
+          // A Request never edits; an Update or a Resolved edits a pending prompt older than it.
+          ...(output.type === 'ToolInteractionRequest' ? {} : { editsPendingBefore: output.seq }),
+        },
         (state) => decidePrompt(state, output),
       );
       switch (claim.kind) {
