@@ -9,6 +9,7 @@ import { InfrastructureModule, ServiceRuntimeModule } from '@tollgate/service-ru
 import type { Logger } from 'pino';
 import { ChannelMembership } from './inbound/channel-membership.cache';
 import { MattermostActionsController } from './inbound/mattermost-actions.controller';
+import { MattermostCallbackGate } from './inbound/mattermost-callback.gate';
 import { MattermostDialogsController } from './inbound/mattermost-dialogs.controller';
 import { MattermostDialogs } from './platform/mattermost-dialogs';
 import { MattermostCommandsController } from './inbound/mattermost-commands.controller';
@@ -82,6 +83,7 @@ export class MattermostBindingModule {
         },
         { provide: ChannelMembership, useValue: membership },
         { provide: UserNames, useValue: names },
+        MattermostCallbackGate,
         {
           provide: VerifyTypedAnswer,
           useValue: new VerifyTypedAnswer({

@@ -1,34 +1,23 @@
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  HttpCode,
-  Inject,
-  Post,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import {
   EDIT_ACTION,
   ForwardClick,
   OpenEditForm,
   PromptJournalRepository,
-  readInbound,
 } from '@tollgate/binding-core';
+import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import type { Logger } from 'pino';
 import { MattermostDialogs } from '../platform/mattermost-dialogs';
 import { renderMattermostEditDialog } from '../rendering/mattermost-edit-dialog.renderer';
 import type { ActionContext } from './action-signature';
-import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
-import type { Logger } from 'pino';
-import type { MattermostBindingConfig } from '../mattermost-binding.config';
-import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
-import { verifyActionContext } from './action-signature';
-import { ChannelMembership } from './channel-membership.cache';
 import { checkClick, type ClickCheck } from './mattermost-click.rules';
+import { MattermostCallbackGate } from './mattermost-callback.gate';
 import { mattermostCommandId } from './mattermost-command-id';
-import { UserNames } from './user-names.cache';
 import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
-import { type MattermostAction, mattermostActionSchema } from './mattermost-inbound.schema';
+import { mattermostActionSchema } from './mattermost-inbound.schema';
+
+const ENDPOINT = MATTERMOST_ENDPOINTS.actions;
 
 /** The reply Mattermost reads: `update` is never sent, so the post stays as it is. */
 interface ActionReply {
@@ -55,10 +44,7 @@ export class MattermostActionsController {
   constructor(
     private readonly forwardClick: ForwardClick,
     private readonly prompts: PromptJournalRepository,
-    private readonly membership: ChannelMembership,
-    private readonly names: UserNames,
-    @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
-    private readonly refusals: InboundRefusals,
+    private readonly gate: MattermostCallbackGate,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
     private readonly openEditForm: OpenEditForm,
     private readonly dialogs: MattermostDialogs,
@@ -67,15 +53,14 @@ export class MattermostActionsController {
   @Post('actions')
   @HttpCode(200)
   async receive(@Body() raw: unknown): Promise<ActionReply> {
-    const body = this.readAction(raw);
-    const verdict = verifyActionContext(this.config.MATTERMOST_ACTION_SECRET, body?.context);
-    if (!verdict.ok) this.refuse(verdict.reason);
-    const { sessionId, callId, optionKey } = verdict.context;
+    const body = this.gate.read(ENDPOINT, mattermostActionSchema, raw);
+    const context = this.gate.verify(ENDPOINT, body?.context);
+    const { sessionId, callId, optionKey } = context;
     const log = this.logger.child({ platform: 'mattermost', sessionId, callId });
     let check: ClickCheck;
     try {
       check = checkClick(
-        verdict.context,
+        context,
         {
           userId: str(body?.user_id),
           postId: str(body?.post_id),
@@ -88,7 +73,7 @@ export class MattermostActionsController {
     }
     switch (check.kind) {
       case 'refuse':
-        return this.refuse(check.reason);
+        return this.gate.refuse(ENDPOINT, check.reason);
       case 'expired':
         // Its post already shows no buttons: the journal clears a prompt only once the edit
         // removing them went through. The session would only say the same, later.
@@ -99,19 +84,17 @@ export class MattermostActionsController {
     }
     const { userId, messageRef, promptRef } = check;
     try {
-      if (!(await this.membership.isMember(messageRef.channelId, userId))) {
+      if (!(await this.gate.isMember(messageRef.channelId, userId))) {
         log.warn('refused a Mattermost action by someone not in the channel');
         return { ephemeral_text: NOT_A_MEMBER_NOTICE };
       }
       if (optionKey === EDIT_ACTION) {
-        return await this.openEdit(verdict.context, promptRef, str(body?.trigger_id), log);
+        return await this.openEdit(context, promptRef, str(body?.trigger_id), log);
       }
-      // The body's user_name is unsigned: the approver's name is the server's (X13).
-      const userName = await this.names.nameOf(userId);
       const result = await this.forwardClick.execute({
         promptRef,
         optionKey,
-        clicker: { id: userId, ...(userName ? { displayName: userName } : {}) },
+        clicker: await this.gate.clicker(userId),
         // docs/protocol.md §1: the click's trigger_id, else its post and clicker.
         commandId: mattermostCommandId(
           str(body?.trigger_id) ?? `${messageRef.messageId}:${userId}`,
@@ -157,32 +140,10 @@ export class MattermostActionsController {
     }
   }
 
-  /**
-   * The callback's shape, checked before its context: nothing here is authenticated yet, so a
-   * refusal is only counted. Mattermost never retries a callback; 400 says why.
-   */
-  private readAction(raw: unknown): MattermostAction {
-    const read = readInbound(mattermostActionSchema, raw);
-    if (read.ok) return read.value;
-    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.actions, 'invalid_payload', {
-      detail: read.detail,
-    });
-    throw new BadRequestException({ reason: 'invalid_payload', detail: read.detail });
-  }
-
   /** Mattermost never retries a callback: tell the clicker instead of failing the action. */
   private failed(error: unknown, log: Logger): ActionReply {
     log.error({ err: error }, 'could not take a Mattermost click');
     return { ephemeral_text: RETRY_NOTICE };
-  }
-
-  /**
-   * Mattermost signs nothing: whoever holds a captured context can send these as fast as they
-   * like, so they are counted and logged at debug, never at a level a stranger could flood.
-   */
-  private refuse(reason: string): never {
-    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.actions, reason);
-    throw new UnauthorizedException({ reason });
   }
 }
 

@@ -49,9 +49,7 @@ export function checkClick(
   if (!userId || !MATTERMOST_ID_PATTERN.test(userId) || !postId || !channelId) {
     return { kind: 'refuse', reason: 'incomplete_request' };
   }
-  if (journaled?.postNonce === undefined || !sameText(journaled.postNonce, context.nonce)) {
-    return { kind: 'refuse', reason: 'unknown_nonce' };
-  }
+  if (!holdsNonce(journaled, context.nonce)) return { kind: 'refuse', reason: 'unknown_nonce' };
   const { state } = journaled;
   switch (state.status) {
     case 'untracked':
@@ -68,6 +66,18 @@ export function checkClick(
         : { kind: 'check_member', userId, messageRef: shown, promptRef: journaled.promptRef };
     }
   }
+}
+
+/**
+ * Whether the journal holds this prompt with the nonce of the post a signed context came from:
+ * the HMAC says Tollgate made the context, the nonce that it is the post shown now. Compared in
+ * constant time, as the signature is.
+ */
+export function holdsNonce(
+  journaled: JournaledPrompt | undefined,
+  nonce: string,
+): journaled is JournaledPrompt {
+  return journaled?.postNonce !== undefined && sameText(journaled.postNonce, nonce);
 }
 
 function sameText(a: string, b: string): boolean {

@@ -1,36 +1,22 @@
-import { timingSafeEqual } from 'node:crypto';
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  HttpCode,
-  Inject,
-  Post,
-  UnauthorizedException,
-} from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import {
   EDIT_ACTION,
   ForwardClick,
   OpenEditForm,
   PromptJournalRepository,
-  readInbound,
 } from '@tollgate/binding-core';
 import { EDIT_OPTION_KEY } from '@tollgate/protocol';
-import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
-import type { MattermostBindingConfig } from '../mattermost-binding.config';
-import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
 import { EDIT_ELEMENT_PREFIX } from '../rendering/mattermost-edit-dialog.renderer';
-import { verifyActionContext } from './action-signature';
-import { ChannelMembership } from './channel-membership.cache';
+import { MattermostCallbackGate } from './mattermost-callback.gate';
+import { holdsNonce } from './mattermost-click.rules';
 import { mattermostCommandId } from './mattermost-command-id';
 import { MATTERMOST_ENDPOINTS } from './mattermost-endpoints';
 import { MATTERMOST_ID_PATTERN } from './mattermost-id';
-import {
-  type MattermostDialogSubmission,
-  mattermostDialogSubmissionSchema,
-} from './mattermost-inbound.schema';
-import { UserNames } from './user-names.cache';
+import { mattermostDialogSubmissionSchema } from './mattermost-inbound.schema';
+
+const ENDPOINT = MATTERMOST_ENDPOINTS.dialogs;
 
 /** What the server reads back: `error` keeps the dialog open and shows it; `{}` closes it. */
 interface DialogReply {
@@ -55,30 +41,29 @@ export class MattermostDialogsController {
     private readonly forwardClick: ForwardClick,
     private readonly openEditForm: OpenEditForm,
     private readonly prompts: PromptJournalRepository,
-    private readonly membership: ChannelMembership,
-    private readonly names: UserNames,
-    @Inject(MATTERMOST_CONFIG) private readonly config: MattermostBindingConfig,
-    private readonly refusals: InboundRefusals,
+    private readonly gate: MattermostCallbackGate,
     @Inject(SERVICE_LOGGER) private readonly logger: Logger,
   ) {}
 
   @Post('dialogs')
   @HttpCode(200)
   async submit(@Body() raw: unknown): Promise<DialogReply> {
-    const body = this.read(raw);
+    const body = this.gate.read(ENDPOINT, mattermostDialogSubmissionSchema, raw);
     if (body.cancelled === true) return {};
     let state: unknown;
     try {
       state = JSON.parse(body.state ?? '');
     } catch {
-      return this.refuse('missing_context');
+      return this.gate.refuse(ENDPOINT, 'missing_context');
     }
-    const verdict = verifyActionContext(this.config.MATTERMOST_ACTION_SECRET, state);
-    if (!verdict.ok) return this.refuse(verdict.reason);
-    const { sessionId, callId, optionKey, nonce } = verdict.context;
+    const { sessionId, callId, optionKey, nonce } = this.gate.verify(ENDPOINT, state);
     const userId = body.user_id;
-    if (optionKey !== EDIT_ACTION || !body.callback_id) return this.refuse('not_an_edit');
-    if (!userId || !MATTERMOST_ID_PATTERN.test(userId)) return this.refuse('incomplete_request');
+    if (optionKey !== EDIT_ACTION || !body.callback_id) {
+      return this.gate.refuse(ENDPOINT, 'not_an_edit');
+    }
+    if (!userId || !MATTERMOST_ID_PATTERN.test(userId)) {
+      return this.gate.refuse(ENDPOINT, 'incomplete_request');
+    }
     const log = this.logger.child({ platform: 'mattermost', sessionId, callId });
     let journaled: Awaited<ReturnType<PromptJournalRepository['findByKey']>>;
     try {
@@ -87,13 +72,11 @@ export class MattermostDialogsController {
       return this.failed(error, log);
     }
     // Outside the try: a refusal is a 401 counted at debug, never a logged failure to retry.
-    if (!journaled?.postNonce || !sameText(journaled.postNonce, nonce)) {
-      return this.refuse('unknown_nonce');
-    }
+    if (!holdsNonce(journaled, nonce)) return this.gate.refuse(ENDPOINT, 'unknown_nonce');
     try {
       if (journaled.state.status !== 'pending') return { error: EXPIRED };
       const { messageRef } = journaled.state;
-      if (!(await this.membership.isMember(messageRef.channelId, userId))) {
+      if (!(await this.gate.isMember(messageRef.channelId, userId))) {
         log.warn('refused a Mattermost edit by someone not in the channel');
         return { error: NOT_A_MEMBER };
       }
@@ -105,11 +88,10 @@ export class MattermostDialogsController {
         const value = Object.hasOwn(submission, key) ? submission[key] : undefined;
         return { name: field.name, text: typeof value === 'string' ? value : '' };
       });
-      const userName = await this.names.nameOf(userId);
       const result = await this.forwardClick.execute({
         promptRef: journaled.promptRef,
         optionKey: EDIT_OPTION_KEY,
-        clicker: { id: userId, ...(userName ? { displayName: userName } : {}) },
+        clicker: await this.gate.clicker(userId),
         // docs/protocol.md §1: an edit's command id is its dialog's callback id and submitter.
         commandId: mattermostCommandId(`dialog:${body.callback_id}:${userId}`),
         messageRef,
@@ -128,25 +110,4 @@ export class MattermostDialogsController {
     log.error({ err: error }, 'could not take a Mattermost edit');
     return { error: RETRY };
   }
-
-  private read(raw: unknown): MattermostDialogSubmission {
-    const read = readInbound(mattermostDialogSubmissionSchema, raw);
-    if (read.ok) return read.value;
-    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.dialogs, 'invalid_payload', {
-      detail: read.detail,
-    });
-    throw new BadRequestException({ reason: 'invalid_payload', detail: read.detail });
-  }
-
-  /** As a click's: counted, logged at debug, 401, nothing published. */
-  private refuse(reason: string): never {
-    this.refusals.unauthenticated(MATTERMOST_ENDPOINTS.dialogs, reason);
-    throw new UnauthorizedException({ reason });
-  }
-}
-
-function sameText(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  return left.length === right.length && timingSafeEqual(left, right);
 }
