@@ -39,6 +39,27 @@ export interface ProvisionReport {
   created: string[];
   unchanged: string[];
   differing: DifferingResource[];
+  /** Durables whose only differences were fields the caller named updatable, now updated. */
+  updated: DifferingResource[];
+}
+
+/**
+ * Durable settings an operator may change on a running consumer. `max_ack_pending` only
+ * bounds how many delivered, unsettled messages the server lets the consumer hold: raising or
+ * lowering it redelivers nothing and changes no message's fate, so taking a new figure in
+ * place is safe. Every other field stays refused (a changed filter or deliver policy would
+ * change what the durable reads; ack_wait and max_deliver each message's fate).
+ */
+export const UPDATABLE_CONSUMER_FIELDS = ['max_ack_pending'] as const;
+export type UpdatableConsumerField = (typeof UPDATABLE_CONSUMER_FIELDS)[number];
+
+export interface ProvisionOptions {
+  /**
+   * Fields a durable may be updated in, when they are all it differs in (operator's
+   * `npm run provision -- --update max_ack_pending`). Services pass none: during a rolling
+   * deploy two versions would otherwise fight over the config.
+   */
+  update?: readonly UpdatableConsumerField[];
 }
 
 /** What a service finds when it only checks (it may create nothing): missing or differing. */
@@ -108,18 +129,28 @@ export async function verifyProvisioned(
 /**
  * Creates the streams and durable consumers that are missing. An existing one whose settings
  * differ is reported and logged, never updated: during a rolling deploy two versions would
- * otherwise fight over the config.
+ * otherwise fight over the config. The one exception is explicit: a durable that differs only
+ * in fields `options.update` names (and UPDATABLE_CONSUMER_FIELDS allows) is updated in place,
+ * and that is logged with the old and new values; one that differs in anything else as well
+ * is left whole, so a drift is never half-repaired.
  */
 export async function provision(
   jsm: JetStreamManager,
   plan: ProvisionPlan,
   logger: Logger,
+  options: ProvisionOptions = {},
 ): Promise<ProvisionReport> {
-  const report: ProvisionReport = { created: [], unchanged: [], differing: [] };
+  const report: ProvisionReport = { created: [], unchanged: [], differing: [], updated: [] };
   const record = (resource: string, outcome: Outcome): void => {
     if (outcome === 'created') {
       report.created.push(resource);
       logger.info({ resource }, 'created');
+    } else if (!Array.isArray(outcome)) {
+      report.updated.push({ resource, differences: outcome.updated });
+      logger.warn(
+        { resource, differences: outcome.updated },
+        `${resource} updated in ${outcome.updated.map((d) => d.field).join(', ')}, as asked`,
+      );
     } else if (outcome.length === 0) {
       report.unchanged.push(resource);
     } else {
@@ -136,13 +167,13 @@ export async function provision(
   for (const consumer of plan.consumers) {
     record(
       `consumer ${consumer.stream}/${consumer.durable}`,
-      await provisionConsumer(jsm, consumer),
+      await provisionConsumer(jsm, consumer, options.update ?? []),
     );
   }
   return report;
 }
 
-type Outcome = 'created' | SettingDifference[];
+type Outcome = 'created' | SettingDifference[] | { updated: SettingDifference[] };
 
 async function provisionStream(jsm: JetStreamManager, wanted: StreamDefinition): Promise<Outcome> {
   const existing = await findStream(jsm, wanted.name);
@@ -161,9 +192,11 @@ async function provisionStream(jsm: JetStreamManager, wanted: StreamDefinition):
 async function provisionConsumer(
   jsm: JetStreamManager,
   wanted: ConsumerDefinition,
+  updatable: readonly UpdatableConsumerField[],
 ): Promise<Outcome> {
   const existing = await findConsumer(jsm, wanted);
-  if (existing) return consumerDifferences(wanted, existing);
+  if (existing)
+    return updatedIfAllowed(jsm, wanted, consumerDifferences(wanted, existing), updatable);
   try {
     await jsm.consumers.add(wanted.stream, consumerConfig(wanted));
     return 'created';
@@ -172,6 +205,27 @@ async function provisionConsumer(
     if (!raced) throw error;
     return consumerDifferences(wanted, raced);
   }
+}
+
+/** Updates a durable when every difference is in a field the caller allowed; else reports. */
+async function updatedIfAllowed(
+  jsm: JetStreamManager,
+  wanted: ConsumerDefinition,
+  differences: SettingDifference[],
+  updatable: readonly UpdatableConsumerField[],
+): Promise<Outcome> {
+  const allowed = (field: string) =>
+    (UPDATABLE_CONSUMER_FIELDS as readonly string[]).includes(field) &&
+    (updatable as readonly string[]).includes(field);
+  if (differences.length === 0 || !differences.every((d) => allowed(d.field))) return differences;
+  // Only the allowed fields are sent; the server keeps the rest of the config as it is.
+  const config = consumerConfig(wanted);
+  const update: Record<string, unknown> = {};
+  for (const { field } of differences) {
+    update[field] = (config as Record<string, unknown>)[field] ?? CONSUMER_DEFAULTS[field]?.[0];
+  }
+  await jsm.consumers.update(wanted.stream, wanted.durable, update);
+  return { updated: differences };
 }
 
 function streamConfig(d: StreamDefinition): Partial<StreamConfig> & { name: string } {

@@ -103,6 +103,7 @@ describe('consumers', () => {
       ackWaitMs: 5_000,
       maxDeliver: 1000,
       deliverPolicy: 'all',
+      maxAckPending: 20_000,
     });
   });
 

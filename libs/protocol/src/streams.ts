@@ -61,6 +61,17 @@ export const SESSION_SERVICE_DURABLE = 'session-service';
  * consumer's fairness), far below it, so no one session can fill it for the others.
  */
 export const SESSION_SERVICE_MAX_ACK_PENDING = 20_000;
+/**
+ * A binding's durable, shared by all its replicas, counts against this every output a replica
+ * holds (64), parks (up to 512) or has handed back to wait for its session's turn (up to 1 000
+ * of one session). JetStream's default, 1 000, was below two replicas' parked outputs alone,
+ * and one session flooding to its deferred limit filled it, stalling every other session's
+ * prompts. 20 000 holds ten replicas' held and parked outputs (5 760) with room for over a
+ * dozen sessions at their deferred limit; the server keeps a sequence number per pending
+ * message, so the figure costs it little. Beyond it the server stops delivering, which is the
+ * backpressure wanted, not a loss.
+ */
+export const BINDING_MAX_ACK_PENDING = 20_000;
 
 /** Each stream's size limit unless configured (TOLLGATE_STREAM_MAX_BYTES): 1 GiB. */
 export const DEFAULT_STREAM_MAX_BYTES = 1024 ** 3;
@@ -172,6 +183,7 @@ export function bindingConsumer(
     ackWaitMs: checkedAckWait(ackWaitMs),
     maxDeliver: MAX_DELIVER,
     deliverPolicy: 'all',
+    maxAckPending: BINDING_MAX_ACK_PENDING,
   };
 }
 

@@ -73,6 +73,7 @@ describe('provision', () => {
         `consumer ${scenario.work.name}/worker`,
       ],
       differing: [],
+      updated: [],
     });
     expect(lines.filter((l) => l.level === 40)).toEqual([]);
     const after = await scope.consumerInfo(scenario);
