@@ -152,7 +152,11 @@ describe.each(platforms)('%s binding contract', (platform) => {
     const response = await driver.click(binding.url, message, deny, bob);
     expect(response.status).toBe(200);
     const [published] = await waitFor('the response command', () => {
-      const found = binding.commands.filter((c) => c.command.sessionId === request.sessionId);
+      // The prompt's own ToolInteractionShown (G4) is not the answer.
+      const found = binding.commands.filter(
+        (c) =>
+          c.command.sessionId === request.sessionId && c.command.type !== 'ToolInteractionShown',
+      );
       return found.length > 0 ? found : undefined;
     });
     expect(published.subject).toBe(
@@ -316,12 +320,15 @@ describe.each(platforms)('%s binding contract', (platform) => {
         expect(say.status).toBe(401);
         // A valid request afterwards is published: the refusal above was the signature's doing.
         await driver.say(binding.url, conversation, 'valid hello', alice);
-        await waitFor('the valid message', () =>
-          binding.commands.some((c) => c.command.sessionId === request.sessionId)
-            ? true
-            : undefined,
-        );
-        const published = binding.commands.filter((c) => c.command.sessionId === request.sessionId);
+        // The prompt's own report (G4 ToolInteractionShown) is the binding's, not a request's.
+        const fromRequests = () =>
+          binding.commands.filter(
+            (c) =>
+              c.command.sessionId === request.sessionId &&
+              c.command.type !== 'ToolInteractionShown',
+          );
+        await waitFor('the valid message', () => (fromRequests().length > 0 ? true : undefined));
+        const published = fromRequests();
         expect(published).toHaveLength(1);
         expect(published[0].command).toMatchObject({ type: 'UserMessage', text: 'valid hello' });
       },
@@ -371,9 +378,12 @@ describe.each(platforms)('%s binding contract', (platform) => {
   const RETRY_WAIT = { timeoutMs: 20_000 };
 
   describe('B16 — answers typed as text', () => {
-    /** The commands published for the session so far. */
+    /** The commands published for the session so far, but the prompts' reports (G4). */
     const commandsOf = (sessionId: string) =>
-      binding.commands.filter((c) => c.command.sessionId === sessionId).map((c) => c.command);
+      binding.commands
+        .filter((c) => c.command.sessionId === sessionId)
+        .map((c) => c.command)
+        .filter((c) => c.type !== 'ToolInteractionShown');
 
     /**
      * Says a plain message and waits for it; returns the session's other commands. Called once

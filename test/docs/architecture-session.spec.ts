@@ -21,6 +21,7 @@ const EVENT_TYPES = {
   SubAgentsAwaited: true,
   SubAgentFinished: true,
   ToolApprovalReminded: true,
+  PromptShown: true,
   ApiApprovalRequested: true,
   ApiApprovalDecided: true,
   ApiApprovalCounted: true,

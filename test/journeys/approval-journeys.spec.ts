@@ -5,6 +5,8 @@ import type { BindingFixture } from '../support/binding.fixture';
 import { alice } from '../support/commands';
 import type { SessionServiceFixture } from '../support/session-service.fixture';
 import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
+import { withClient } from '../support/database';
+import { tollgate } from '../support/tollgate-cli';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -124,5 +126,70 @@ describe.each(platforms)('whole system through %s', (platform) => {
     expect(journal.filter((e) => e.type === 'ToolExecutionStarted')).toHaveLength(0);
     expect(driver.messagesIn(conversation).some((m) => m.text.includes('write_note:'))).toBe(false);
     expect(driver.messagesIn(conversation).filter((m) => m.buttons.length > 0)).toHaveLength(0);
+  });
+
+  it("G4 the audit export lists the prompt as shown, with the platform's own message ids, between its request and its answer", async () => {
+    const conversation = driver.freshConversation();
+    await say(conversation, '!write_note {"text":"audited prompt"}');
+    const posted = await prompt(
+      conversation,
+      'the prompt with buttons',
+      (m) => m.buttons.length > 0,
+    );
+    const sessionId = binding.commands.find(
+      (c) => c.command.conversation.channelId === conversation.channelId,
+    )!.command.sessionId;
+    // The binding reports the post after journaling it; the session journals it in its turn.
+    await waitFor('the prompt_shown entry', () =>
+      withClient(async (client) => {
+        const { rows } = await client.query(
+          `SELECT 1 FROM "${session.database.schema}".audit_log
+           WHERE session_id = $1 AND kind = 'prompt_shown'`,
+          [sessionId],
+        );
+        return rows.length > 0;
+      }),
+    );
+
+    // Clicked once the report is in, so the order below is the journey's, not a race's.
+    const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
+    expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
+    await replyIn(conversation, 'write_note: 1');
+
+    const today = new Date().toISOString().slice(0, 10);
+    const exported = await tollgate(['audit', 'export', '--since', today], {
+      DATABASE_URL: session.database.url,
+      DATABASE_SCHEMA: session.database.schema,
+    });
+    expect(exported.code).toBe(0);
+    const entries = exported.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            kind: string;
+            sessionId: string;
+            callId: string | null;
+            detail: Record<string, unknown>;
+          },
+      )
+      .filter((e) => e.sessionId === sessionId);
+    const kinds = entries.map((e) => e.kind);
+    // Shown once: the edit that showed the decision kept the message, so its ids.
+    expect(kinds.filter((k) => k === 'prompt_shown')).toHaveLength(1);
+    expect(kinds.indexOf('request')).toBeLessThan(kinds.indexOf('prompt_shown'));
+    expect(kinds.indexOf('prompt_shown')).toBeLessThan(kinds.indexOf('answer'));
+    const shown = entries.find((e) => e.kind === 'prompt_shown');
+    const request = entries.find((e) => e.kind === 'request');
+    expect(shown).toMatchObject({
+      callId: request?.callId,
+      detail: {
+        platform,
+        channelId: posted.channelId,
+        messageId: posted.messageId,
+        shown: 'posted',
+      },
+    });
   });
 });

@@ -3,6 +3,8 @@ export const AUDIT_KINDS = [
   'message',
   'call_proposed',
   'request',
+  /** G4: the prompt was posted (or reposted) on the platform, at its own message ids. */
+  'prompt_shown',
   'reminder',
   'answer',
   /** G2: an approver edited the arguments before approving; `argumentsHash` is what runs. */

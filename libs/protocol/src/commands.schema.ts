@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { approvalCancelSchema, approvalRequestSchema } from './approval-commands.schema';
 import { argumentEditsSchema, EDIT_OPTION_KEY } from './argument-edit.schema';
-import { agentSchema, callIdSchema, commandEnvelopeFields } from './envelope.schema';
+import {
+  agentSchema,
+  callIdSchema,
+  commandEnvelopeFields,
+  platformMessageIdSchema,
+} from './envelope.schema';
 import { LIMITS } from './limits';
 import { personSchema } from './person.schema';
 import { principalSchema } from './principal.schema';
@@ -67,11 +72,31 @@ export const toolInteractionUndeliverableSchema = z.strictObject({
   agent: agentSchema.optional(),
 });
 
+/**
+ * G4: a binding posted a prompt (`posted`), or a new message in place of one it could no longer
+ * edit (`reposted`), and says where, in the platform's own ids (Slack channel and `ts`, Discord
+ * channel and message id, Mattermost channel and post id), so the session's audit trail
+ * records the prompt as shown (docs/protocol.md §4, added 2026-12-01). Edits of the same
+ * message are not reported: its ids do not change.
+ */
+export const toolInteractionShownSchema = z.strictObject({
+  type: z.literal('ToolInteractionShown'),
+  ...commandEnvelopeFields,
+  callId: callIdSchema,
+  messageRef: z.strictObject({
+    channelId: platformMessageIdSchema,
+    messageId: platformMessageIdSchema,
+  }),
+  shown: z.enum(['posted', 'reposted']),
+  agent: agentSchema.optional(),
+});
+
 export const commandSchema = z.discriminatedUnion('type', [
   userMessageSchema,
   joinSessionSchema,
   toolInteractionResponseSchema,
   toolInteractionUndeliverableSchema,
+  toolInteractionShownSchema,
   approvalRequestSchema,
   approvalCancelSchema,
 ]);
@@ -80,6 +105,7 @@ export type UserMessage = z.infer<typeof userMessageSchema>;
 export type JoinSession = z.infer<typeof joinSessionSchema>;
 export type ToolInteractionResponse = z.infer<typeof toolInteractionResponseSchema>;
 export type ToolInteractionUndeliverable = z.infer<typeof toolInteractionUndeliverableSchema>;
+export type ToolInteractionShown = z.infer<typeof toolInteractionShownSchema>;
 export type Command = z.infer<typeof commandSchema>;
 export type CommandType = Command['type'];
 
@@ -88,6 +114,7 @@ export const COMMAND_TYPES = [
   'JoinSession',
   'ToolInteractionResponse',
   'ToolInteractionUndeliverable',
+  'ToolInteractionShown',
   'ApprovalRequest',
   'ApprovalCancel',
 ] as const satisfies readonly CommandType[];

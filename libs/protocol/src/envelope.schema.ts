@@ -16,6 +16,12 @@ export const commandIdSchema = storableIdentifier()
 
 export const callIdSchema = storableIdentifier().min(1).max(LIMITS.callId);
 
+/** A platform's own channel or message id, as `ToolInteractionShown` carries them. */
+export const platformMessageIdSchema = storableIdentifier()
+  .min(1)
+  .max(LIMITS.platformMessageId)
+  .regex(NO_CONTROL_CHARACTERS, 'must not contain control characters');
+
 /**
  * Who produced a sub-agent's message (docs/protocol.md §4, added 2026-12-01): the delegated
  * agent's name and the parent's `delegate` call. Its presence also ties the message's

@@ -8,6 +8,11 @@ export const LIMITS = {
   commandId: 200,
   /** A platform's error code as `ToolInteractionUndeliverable` carries it. */
   undeliverableReason: 500,
+  /**
+   * A channel or message id of `ToolInteractionShown` (Slack `C…`/`ts`, Discord snowflakes,
+   * Mattermost's 26-character ids): two fit the command id `shown:<platform>:<channel>:<message>`.
+   */
+  platformMessageId: 80,
   /** A sub-agent's name as `agent.name` carries it. */
   agentName: 64,
   /** The approval API (docs/protocol.md, 2026-12-01 (b)). */

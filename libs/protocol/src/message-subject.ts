@@ -12,6 +12,8 @@ export function commandSubjectKind(command: Command): CommandKind {
       return 'join';
     case 'ToolInteractionUndeliverable':
       return 'undeliverable';
+    case 'ToolInteractionShown':
+      return 'shown';
     case 'ApprovalRequest':
       return 'approval';
     case 'ApprovalCancel':

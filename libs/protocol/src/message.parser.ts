@@ -9,6 +9,7 @@ import {
   joinSessionSchema,
   toolInteractionResponseSchema,
   toolInteractionUndeliverableSchema,
+  toolInteractionShownSchema,
   userMessageSchema,
   type Command,
   type CommandType,
@@ -46,6 +47,7 @@ const COMMAND_SCHEMAS: SchemasByType<Command> = {
   JoinSession: joinSessionSchema,
   ToolInteractionResponse: toolInteractionResponseSchema,
   ToolInteractionUndeliverable: toolInteractionUndeliverableSchema,
+  ToolInteractionShown: toolInteractionShownSchema,
   ApprovalRequest: approvalRequestSchema,
   ApprovalCancel: approvalCancelSchema,
 };

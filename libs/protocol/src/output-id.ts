@@ -36,3 +36,15 @@ export function unjournaledOutputId(sessionId: string, commandId: string): strin
 export function undeliverableCommandId(requestOutputId: string): string {
   return `undeliverable:${requestOutputId}`;
 }
+
+/**
+ * The id of the `ToolInteractionShown` for one posted message (G4): derived from the message's
+ * platform ids, so a replica that reports the same post again sends the same command and the
+ * stream and the session keep one; a repost is another message, so another id.
+ */
+export function shownCommandId(
+  platform: string,
+  messageRef: { readonly channelId: string; readonly messageId: string },
+): string {
+  return `shown:${platform}:${messageRef.channelId}:${messageRef.messageId}`;
+}

@@ -10,6 +10,7 @@ export const COMMAND_KINDS = [
   'response',
   'join',
   'undeliverable',
+  'shown',
   'approval',
   'cancel',
 ] as const;

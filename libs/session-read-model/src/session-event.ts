@@ -213,6 +213,19 @@ export type SessionEvent =
       readonly reminder: number;
     }
   /**
+   * G4: a binding reported a prompt posted (or reposted in place of one it could no longer
+   * edit) at these platform ids (`ToolInteractionShown`); the audit trail's `prompt_shown`.
+   * Changes no state: the prompt's answer does not depend on it.
+   */
+  | {
+      readonly type: 'PromptShown';
+      readonly commandId: string;
+      readonly callId: string;
+      readonly platform: string;
+      readonly messageRef: { readonly channelId: string; readonly messageId: string };
+      readonly shown: 'posted' | 'reposted';
+    }
+  /**
    * A2: an outside agent asked through the approval API (an agent session only). `request` is
    * the prompt as first published (absent when a grant decided it at once, with no prompt).
    */

@@ -370,6 +370,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
     case 'PendingApprovalsReannounced':
     case 'ToolApprovalReminded':
     case 'ToolCallGranted':
+    case 'PromptShown':
       return state;
     case 'TurnCompleted':
       return {

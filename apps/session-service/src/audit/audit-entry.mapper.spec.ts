@@ -35,6 +35,37 @@ describe('G4 audit entries of journal events', () => {
     expect(entry?.argumentsHash).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
+  it('G4 a prompt shown is recorded with the platform and its own message ids', () => {
+    const [entry] = auditEntriesOf(
+      SESSION,
+      journaled({
+        type: 'PromptShown',
+        commandId: 'shown:slack:C1:1733050000.000100',
+        callId: 'call_2_1',
+        platform: 'slack',
+        messageRef: { channelId: 'C1', messageId: '1733050000.000100' },
+        shown: 'posted',
+      }),
+    );
+    expect(entry).toEqual({
+      at,
+      kind: 'prompt_shown',
+      sessionId: SESSION,
+      callId: 'call_2_1',
+      who: null,
+      via: null,
+      argumentsHash: null,
+      detail: {
+        seq: 7,
+        commandId: 'shown:slack:C1:1733050000.000100',
+        platform: 'slack',
+        channelId: 'C1',
+        messageId: '1733050000.000100',
+        shown: 'posted',
+      },
+    });
+  });
+
   it('G4 an "Always allow" answer is an answer by its person and a grant given', () => {
     const entries = auditEntriesOf(
       SESSION,

@@ -55,6 +55,20 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
           },
         }),
       ];
+    case 'PromptShown':
+      // The platform's own ids of the message the prompt was posted as, so an auditor finds it.
+      return [
+        entry('prompt_shown', {
+          callId: event.callId,
+          detail: {
+            commandId: event.commandId,
+            platform: event.platform,
+            channelId: event.messageRef.channelId,
+            messageId: event.messageRef.messageId,
+            shown: event.shown,
+          },
+        }),
+      ];
     case 'ToolApprovalReminded':
       return [
         entry('reminder', {

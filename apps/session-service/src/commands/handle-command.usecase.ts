@@ -10,6 +10,7 @@ import { decideJoin, decideResponse, decideUserMessage } from '../session/domain
 import { failTurnInFlight } from '../session/domain/turn-runner';
 import type { DecideOptions, DecisionResult, SessionStore } from '../journal/session-store';
 import { decideUndeliverable } from '../session/domain/undeliverable.decider';
+import { decidePromptShown } from '../session/domain/prompt-shown.decider';
 import type { SessionCommand } from '../session/domain/sub-agent';
 import type { SessionRecorder } from '../session/domain/session-recorder';
 import { driveTurn } from '../session/drive-turn';
@@ -57,6 +58,8 @@ export class HandleCommand {
         return isAgentSessionId(command.sessionId)
           ? decideApiUndeliverable(recorder, command)
           : decideUndeliverable(recorder, command);
+      case 'ToolInteractionShown':
+        return decidePromptShown(recorder, command);
       case 'ApprovalRequest':
         return decideApprovalRequest(recorder, command, this.deps);
       case 'ApprovalCancel':
@@ -91,6 +94,7 @@ export class HandleCommand {
 function callOf(command: SessionCommand): { callId?: string } {
   switch (command.type) {
     case 'ToolInteractionResponse':
+    case 'ToolInteractionShown':
       return { callId: command.callId };
     case 'ApprovalRequest':
     case 'ApprovalCancel':

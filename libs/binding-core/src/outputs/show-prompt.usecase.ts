@@ -1,5 +1,9 @@
 import { TransientFailure } from '@tollgate/messaging';
-import { PROTOCOL_VERSION, undeliverableCommandId } from '@tollgate/protocol';
+import {
+  PROTOCOL_VERSION,
+  type ToolInteractionRequest,
+  undeliverableCommandId,
+} from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import type { CommandPublisher } from '../inbound/command-publisher.port';
 import type { PromptClaim, PromptJournal, PromptLease } from '../journal/prompt-journal.port';
@@ -18,6 +22,7 @@ import type { OutputHandled } from './output-handled';
 import { classifyPlatformFailure, effectFailure } from './effect-failure';
 import { LEASED_RETRY_MAX_MS } from './deliver-once.usecase';
 import type { PacedPlatformCall, Park } from './paced-platform-call';
+import { reportPromptShown } from './report-prompt-shown';
 
 export interface ShowPromptDeps {
   readonly prompts: PromptJournal;
@@ -159,6 +164,8 @@ export class ShowPrompt {
       { effect: decision.kind, view: decision.view.kind, messageRef: shownAt },
       'prompt shown',
     );
+    if (decision.kind === 'post')
+      await this.reportShown(decision.view.request, shownAt, 'posted', log);
     return decision.kind === 'post'
       ? { outcome: 'posted', messageRef: shownAt }
       : { outcome: 'edited', view: decision.view.kind };
@@ -251,6 +258,7 @@ export class ShowPrompt {
       { reason: why, replaced: decision.messageRef, messageRef, view: decision.view.kind },
       'the prompt message could not be edited; a new message shows it',
     );
+    await this.reportShown(decision.view.request, messageRef, 'reposted', log);
     return { outcome: 'reposted', view: decision.view.kind, messageRef };
   }
 
@@ -297,6 +305,9 @@ export class ShowPrompt {
     const lease =
       found?.postNonce === undefined ? claim.lease : { ...claim.lease, postNonce: found.postNonce };
     if (await prompts.complete(lease, events)) {
+      if (found !== undefined) {
+        await this.reportShown(claim.intent.view.request, found, 'posted', log);
+      }
       log.info(
         { found: found !== undefined, messageRef: found },
         found === undefined
@@ -304,6 +315,15 @@ export class ShowPrompt {
           : 'unfinished post found on the platform; adopted',
       );
     }
+  }
+
+  private reportShown(
+    request: ToolInteractionRequest,
+    messageRef: MessageRef,
+    shown: 'posted' | 'reposted',
+    log: Logger,
+  ): Promise<void> {
+    return reportPromptShown(this.deps, { request, messageRef, shown }, log);
   }
 
   // A release that fails only makes the retry wait for the lease to run out.
