@@ -230,6 +230,17 @@ export class BindingFixture {
     });
   }
 
+  /** G1: the approver groups' members the binding journaled with a prompt, by group id. */
+  async approverMembers(sessionId: string): Promise<Record<string, string[]> | undefined> {
+    return withClient(async (client) => {
+      const result = await client.query<{ approver_members: Record<string, string[]> | null }>(
+        `SELECT approver_members FROM "${this.database.schema}".prompts WHERE session_id = $1`,
+        [sessionId],
+      );
+      return result.rows[0]?.approver_members ?? undefined;
+    });
+  }
+
   async deadLetters(): Promise<DeadLetter[]> {
     const jsm = await jetstreamManager(this.nc);
     const stream = streamNames(this.prefix).deadLetters;

@@ -73,7 +73,8 @@ export async function startService(
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exit;
     },
-    async waitUntilReady(timeoutMs = 10_000) {
+    // A fresh schema migrates first; on a shared machine under load that alone took over 10 s.
+    async waitUntilReady(timeoutMs = 30_000) {
       await waitFor(
         `${service} /health/ready to answer 200`,
         async () => {

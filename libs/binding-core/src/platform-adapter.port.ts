@@ -154,6 +154,13 @@ export interface PlatformAdapter {
    * when an earlier attempt set out and never finished. Undefined when not found.
    */
   findPostedText?(conversation: Conversation, outputId: string): Promise<MessageRef | undefined>;
+  /**
+   * G1: the user ids of a platform group named as a prompt's approvers (a Slack user group, a
+   * Discord role in the conversation's guild, a Mattermost group), read when the prompt is
+   * posted; at most `MAX_GROUP_MEMBERS`. A platform without groups leaves it out, and a prompt
+   * naming a group is then undeliverable there.
+   */
+  resolveApproverGroup?(conversation: Conversation, groupId: string): Promise<readonly string[]>;
   classifyFailure(error: unknown): PlatformFailure;
   /**
    * The platform's rate-limit buckets a call draws on, so the core paces calls before the

@@ -44,7 +44,8 @@ export type DiscordMethod =
   | 'editOriginal'
   | 'createDm'
   | 'getMe'
-  | 'overwriteCommands';
+  | 'overwriteCommands'
+  | 'listGuildMembers';
 
 export type DiscordFault =
   | { status: 500 | 502 | 503 | 504 }
@@ -174,6 +175,8 @@ export class DiscordApiFake {
   private interactions = new Map<string, DiscordInteractionIssue>();
   private dmChannels = new Map<string, string>();
   private modalLog: FakeDiscordModal[] = [];
+  /** G1: guild members and their roles, for "List Guild Members". */
+  private readonly guildMembers = new Map<string, { roles: string[]; username: string }>();
   /** Registered commands by scope: '' for global, else the guild id. */
   private commandSets = new Map<string, FakeApplicationCommand[]>();
   private readonly faults = new FaultQueue<DiscordMethod, DiscordFault>();
@@ -495,6 +498,8 @@ export class DiscordApiFake {
         return this.createDm(body);
       case 'overwriteCommands':
         return this.overwriteCommands(params.app!, params.guild, call.list);
+      case 'listGuildMembers':
+        return this.listGuildMembers(params.guild!, query);
       case 'getMe':
         return {
           status: 200,
@@ -505,6 +510,44 @@ export class DiscordApiFake {
           },
         };
     }
+  }
+
+  /**
+   * G1: a guild member with their roles, as "List Guild Members" returns them (reference:
+   * discord.com/developers/docs/resources/guild#list-guild-members: `limit` 1–1000, `after` a
+   * user id, members in user id order; the app needs the GUILD_MEMBERS intent).
+   */
+  setGuildMember(
+    userId: string,
+    roles: readonly string[],
+    username = `user${userId.slice(-4)}`,
+  ): void {
+    this.guildMembers.set(userId, { roles: [...roles], username });
+  }
+
+  private listGuildMembers(guildId: string, query: URLSearchParams): Result {
+    if (guildId !== this.config.guildId) {
+      return { status: 404, body: { message: 'Unknown Guild', code: 10004 } };
+    }
+    const limit = Number(query.get('limit') ?? '1');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      return invalidForm('limit', 'int value should be less than or equal to 1000.');
+    }
+    const after = query.get('after') ?? '0';
+    const members = [...this.guildMembers.entries()]
+      .filter(([id]) => snowflakeOrder(id, after) > 0)
+      .sort(([a], [b]) => snowflakeOrder(a, b))
+      .slice(0, limit)
+      .map(([id, m]) => ({
+        user: { id, username: m.username, global_name: null, avatar: null },
+        nick: null,
+        roles: [...m.roles],
+        joined_at: '2026-01-01T00:00:00.000000+00:00',
+        deaf: false,
+        mute: false,
+        flags: 0,
+      }));
+    return { status: 200, body: members };
   }
 
   private createMessage(
@@ -784,6 +827,9 @@ function routeOf(
   if (path === '/users/@me/channels' && httpMethod === 'POST')
     return { method: 'createDm', params: {} };
   if (path === '/users/@me' && httpMethod === 'GET') return { method: 'getMe', params: {} };
+  if ((m = /^\/guilds\/(\d+)\/members$/.exec(path)) && httpMethod === 'GET') {
+    return { method: 'listGuildMembers', params: { guild: m[1] } };
+  }
   if (
     (m = /^\/applications\/(\d+)(?:\/guilds\/(\d+))?\/commands$/.exec(path)) &&
     httpMethod === 'PUT'
@@ -794,6 +840,11 @@ function routeOf(
     };
   }
   return { method: 'unknown', params: {} };
+}
+
+/** Snowflakes compare as numbers: a shorter one is smaller, equal lengths compare as text. */
+function snowflakeOrder(a: string, b: string): number {
+  return a.length === b.length ? (a < b ? -1 : a > b ? 1 : 0) : a.length - b.length;
 }
 
 /** Discord's limits for content and legacy components (≤ 5 rows of ≤ 5 buttons). */

@@ -48,6 +48,7 @@ export type MattermostRoute =
   | 'getMe'
   | 'getUser'
   | 'openDialog'
+  | 'getProfilesInGroup'
   | 'unknown';
 
 export interface MattermostApiCall {
@@ -163,6 +164,8 @@ export class MattermostApiFake {
   private memberships = new Map<string, Set<string>>();
   /** User id → username, for people given one; any other member's username is their id. */
   private usernames = new Map<string, string>();
+  /** G1: groups and their members, for `getProfilesInGroup`. */
+  private readonly groups = new Map<string, string[]>();
   private readonly faults = new FaultQueue<MattermostRoute, MattermostFault>();
   /** G2: trigger_ids handed out with action callbacks, and the dialogs opened with them. */
   private readonly dialogFake = new MattermostDialogsFake();
@@ -456,6 +459,8 @@ export class MattermostApiFake {
         return this.channelMember(parts[1], parts[3]);
       case 'getUser':
         return this.user(parts[1]);
+      case 'getProfilesInGroup':
+        return this.groupMembers(query);
       case 'openDialog': {
         const opened = this.dialogFake.open(record);
         return opened.ok
@@ -598,6 +603,30 @@ export class MattermostApiFake {
    * A person as the server shows them to a bot: anyone with a username, or a member of some
    * channel (the bot itself too); 404 for anyone else, as the server answers an unknown id.
    */
+  /**
+   * G1: a group (26 characters, as a system admin or LDAP sync made it) and its members,
+   * served as `GET /api/v4/users?in_group=<id>&page&per_page` (Client4.getProfilesInGroup).
+   */
+  setGroup(groupId: string, userIds: readonly string[]): void {
+    this.groups.set(groupId, [...userIds]);
+  }
+
+  private groupMembers(query: URLSearchParams): Answer {
+    const members = this.groups.get(query.get('in_group') ?? '');
+    if (members === undefined) return error(404, 'app.group.no_rows', 'Unable to find the group.');
+    const page = Number(query.get('page') ?? '0');
+    const perPage = Math.min(Number(query.get('per_page') ?? '60'), 200);
+    return ok(
+      200,
+      members.slice(page * perPage, (page + 1) * perPage).map((id) => ({
+        id,
+        username: this.usernames.get(id) ?? id,
+        delete_at: 0,
+        is_bot: false,
+      })),
+    );
+  }
+
   private user(userId: string): Answer {
     const known =
       userId === this.config.botUserId ||
@@ -694,6 +723,8 @@ function routeOf(method: string, rest: string): MattermostRoute {
   if (method === 'POST' && path === 'posts/ephemeral') return 'createPostEphemeral';
   if (method === 'GET' && path === 'users/me') return 'getMe';
   if (method === 'GET' && /^users\/[^/]+$/.test(path)) return 'getUser';
+  // Tollgate lists users only by group (`?in_group=`); other listings answer as for no group.
+  if (method === 'GET' && path === 'users') return 'getProfilesInGroup';
   if (method === 'POST' && path === 'actions/dialogs/open') return 'openDialog';
   if (method === 'PUT' && /^posts\/[^/]+$/.test(path)) return 'updatePost';
   if (method === 'PUT' && /^posts\/[^/]+\/patch$/.test(path)) return 'patchPost';

@@ -211,7 +211,10 @@ export class SlackApiFake {
     'conversations.replies': (args) => this.replies(args),
     'conversations.history': (args) => this.history(args),
     'views.open': (args) => this.modals.open(args),
+    'usergroups.users.list': (args) => this.usergroupUsers(args),
   };
+  /** G1: user groups (`S…`) and their members, as an admin set them up. */
+  private readonly usergroups = new Map<string, readonly string[]>();
   /** G2: trigger_ids handed out with interactions, and the modals opened with them. */
   private readonly modals = new SlackViewsFake();
 
@@ -627,6 +630,22 @@ export class SlackApiFake {
     });
     const updated = this.wire(message, true);
     return { ok: true, channel, ts: message.ts, text: message.text, message: updated };
+  }
+
+  /**
+   * G1: a user group and its members, answered by `usergroups.users.list` (reference:
+   * api.slack.com/methods/usergroups.users.list: `{ ok, users: [user ids] }`, `no_such_subteam`).
+   */
+  setUsergroup(id: string, users: readonly string[]): void {
+    this.usergroups.set(id, [...users]);
+  }
+
+  private usergroupUsers(args: SlackArgs): SlackResult {
+    const id = str(args.usergroup);
+    if (id === undefined) return { ok: false, error: 'invalid_arguments' };
+    const users = this.usergroups.get(id);
+    if (users === undefined) return { ok: false, error: 'no_such_subteam' };
+    return { ok: true, users: [...users] };
   }
 
   private postEphemeral(args: SlackArgs): SlackResult {

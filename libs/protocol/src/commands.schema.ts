@@ -1,3 +1,4 @@
+import { memberOfSchema } from './approver-group.schema';
 import { z } from 'zod';
 import { approvalCancelSchema, approvalRequestSchema } from './approval-commands.schema';
 import { argumentEditsSchema, EDIT_OPTION_KEY } from './argument-edit.schema';
@@ -53,6 +54,11 @@ export const toolInteractionResponseSchema = z
      * session checks them against the prompt's constraints. Only with `approve_once`.
      */
     edits: argumentEditsSchema.optional(),
+    /**
+     * Added 2026-12-01 (e), G1: the prompt's approver groups the binding found the sender in,
+     * by the members it resolved and journaled when it posted the prompt. Absent: none.
+     */
+    memberOf: memberOfSchema.optional(),
   })
   .refine((response) => response.edits === undefined || response.optionKey === EDIT_OPTION_KEY, {
     path: ['optionKey'],

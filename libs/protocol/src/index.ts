@@ -27,6 +27,7 @@ export * from './output-id';
 export * from './outputs.schema';
 export * from './parse-result';
 export * from './person.schema';
+export * from './approver-group.schema';
 export * from './platform';
 export * from './principal.schema';
 export * from './quorum.schema';

@@ -10,6 +10,7 @@ import { LIMITS } from './limits';
 import { optionKeySchema, optionSchema } from './option.schema';
 import { personSchema } from './person.schema';
 import { principalSchema } from './principal.schema';
+import { approverGroupsSchema } from './approver-group.schema';
 import { approvalCountSchema, quorumSchema } from './quorum.schema';
 
 /*
@@ -31,6 +32,11 @@ export const toolInteractionRequestSchema = z
      * the first). Absent on the session's own prompts, which only `requester` answers.
      */
     approvers: z.array(personSchema).min(1).max(LIMITS.approvers).optional(),
+    /**
+     * Added 2026-12-01 (e), G1: platform groups whose members may approve too (a Slack user
+     * group, a Discord role, a Mattermost group), resolved by the binding when it posts.
+     */
+    approverGroups: approverGroupsSchema.optional(),
     principal: principalSchema,
     /**
      * Added 2026-12-01 (c), G1: the prompt needs more than its requester's one answer (a

@@ -136,3 +136,57 @@ describe('G1 the approval tally (pure)', () => {
     expect(decideTally(back, approve(ALICE))).toEqual(decideTally(state, approve(ALICE)));
   });
 });
+
+describe('G1 tally with a platform group among the approvers', () => {
+  const OPS: TallyRule = {
+    required: 2,
+    approvers: [ALICE],
+    approverGroups: ['S0OPS'],
+    requester: REQUESTER,
+  };
+  const asMember = (by: Person, at = AT): TallyAnswer => ({
+    by,
+    approve: true,
+    at,
+    memberOf: ['S0OPS'],
+  });
+
+  it('G1 counts an approval from a member of a named group, as the binding found them', () => {
+    expect(given(OPS).when(asMember(BOB))).toEqual([
+      { type: 'ApprovalCounted', approval: { by: BOB, at: AT } },
+    ]);
+  });
+
+  it('G1 refuses an approval from someone neither named nor in a named group (wrong_requester)', () => {
+    expect(given(OPS).when(approve(CAROL))).toEqual([
+      { type: 'AnswerRefused', reason: 'wrong_requester' },
+    ]);
+    // A group the rule does not name vouches for nothing.
+    expect(given(OPS).when({ ...approve(CAROL), memberOf: ['S0OTHER'] })).toEqual([
+      { type: 'AnswerRefused', reason: 'wrong_requester' },
+    ]);
+  });
+
+  it('G1 a named person and a group member make the quorum together; a non-member cannot veto', () => {
+    expect(given(OPS, approve(ALICE)).when(asMember(BOB, LATER))).toEqual([
+      { type: 'ApprovalCounted', approval: { by: BOB, at: LATER } },
+      {
+        type: 'QuorumReached',
+        approvals: [
+          { by: ALICE, at: AT },
+          { by: BOB, at: LATER },
+        ],
+      },
+    ]);
+    expect(given(OPS).when({ by: CAROL, approve: false, at: AT })).toEqual([
+      { type: 'AnswerRefused', reason: 'wrong_requester' },
+    ]);
+  });
+
+  it('G1 with groups the tally names no one it waits for: only how many more', () => {
+    expect(quorumOf({ rule: OPS, approvals: [] })).toEqual({ required: 2, approvals: [] });
+    expect(
+      tallyOf({ required: 1, approvals: [] }, undefined, REQUESTER, [{ id: 'S0OPS' }]).rule,
+    ).toEqual({ required: 1, approverGroups: ['S0OPS'], requester: REQUESTER });
+  });
+});

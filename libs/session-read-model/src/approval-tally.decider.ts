@@ -1,4 +1,10 @@
-import type { ApprovalCount, Person, Quorum, ToolInteractionRequest } from '@tollgate/protocol';
+import type {
+  ApprovalCount,
+  ApproverGroup,
+  Person,
+  Quorum,
+  ToolInteractionRequest,
+} from '@tollgate/protocol';
 
 /**
  * G1: the two-person rule and quorum, pure. A prompt with a quorum is decided by the tally, not
@@ -10,8 +16,10 @@ import type { ApprovalCount, Person, Quorum, ToolInteractionRequest } from '@tol
 export interface TallyRule {
   /** Distinct approvals needed. */
   readonly required: number;
-  /** Who may approve; absent: any member of the conversation. */
+  /** Who may approve; absent with `approverGroups`: any member of the conversation. */
   readonly approvers?: readonly Person[];
+  /** Platform groups whose members may approve too (their members as the binding resolved them). */
+  readonly approverGroups?: readonly string[];
   /** `separateApprover`: this person (who asked) may deny but not approve. */
   readonly separateFrom?: Person;
   /** Who may deny without being an approver: the person who asked may always withdraw. */
@@ -27,11 +35,13 @@ export interface TallyAnswer {
   readonly by: Person;
   readonly approve: boolean;
   readonly at: string;
+  /** The rule's groups the binding found this person in when it posted the prompt. */
+  readonly memberOf?: readonly string[];
 }
 
 /** Why an answer changes nothing; each is told privately to the person who gave it. */
 export type TallyRefusal =
-  /** Not among the approvers (and not the requester denying their own call). */
+  /** Not among the approvers nor in their groups (and not the requester denying their own call). */
   | 'wrong_requester'
   /** The requester approving their own call under `separateApprover`. */
   | 'own_call'
@@ -56,7 +66,7 @@ export function decideTally(state: TallyState, answer: TallyAnswer): TallyEvent[
   if (approvals.some((a) => a.by.id === id)) {
     return [{ type: 'AnswerRefused', reason: 'already_answered' }];
   }
-  const named = rule.approvers === undefined || rule.approvers.some((p) => p.id === id);
+  const named = mayApprove(rule, answer);
   if (!answer.approve) {
     // Who may approve may veto; the requester may always withdraw their own call.
     return named || rule.requester?.id === id
@@ -72,6 +82,14 @@ export function decideTally(state: TallyState, answer: TallyAnswer): TallyEvent[
     : [counted];
 }
 
+/** Named, or in one of the named groups; anyone when the rule names neither. */
+function mayApprove(rule: TallyRule, answer: TallyAnswer): boolean {
+  if (rule.approvers === undefined && rule.approverGroups === undefined) return true;
+  if (rule.approvers?.some((p) => p.id === answer.by.id)) return true;
+  const groups = rule.approverGroups ?? [];
+  return (answer.memberOf ?? []).some((group) => groups.includes(group));
+}
+
 export function evolveTally(state: TallyState, event: TallyEvent): TallyState {
   return event.type === 'ApprovalCounted'
     ? { ...state, approvals: [...state.approvals, event.approval] }
@@ -81,9 +99,13 @@ export function evolveTally(state: TallyState, event: TallyEvent): TallyState {
 /** The tally as a prompt carries it (docs/protocol.md §9): what the binding renders. */
 export function quorumOf(state: TallyState): Quorum {
   const { rule, approvals } = state;
-  const waitingFor = rule.approvers?.filter(
-    (p) => p.id !== rule.separateFrom?.id && !approvals.some((a) => a.by.id === p.id),
-  );
+  // With groups, who may still approve is not a list of names: the line counts what is missing.
+  const waitingFor =
+    rule.approverGroups === undefined
+      ? rule.approvers?.filter(
+          (p) => p.id !== rule.separateFrom?.id && !approvals.some((a) => a.by.id === p.id),
+        )
+      : undefined;
   return {
     required: rule.required,
     approvals: [...approvals],
@@ -97,11 +119,13 @@ export function tallyOf(
   quorum: Quorum,
   approvers: readonly Person[] | undefined,
   requester: Person,
+  approverGroups?: readonly ApproverGroup[],
 ): TallyState {
   return {
     rule: {
       required: quorum.required,
       ...(approvers === undefined ? {} : { approvers }),
+      ...(approverGroups === undefined ? {} : { approverGroups: approverGroups.map((g) => g.id) }),
       ...(quorum.separateFrom === undefined ? {} : { separateFrom: quorum.separateFrom }),
       requester,
     },
@@ -113,7 +137,7 @@ export function tallyOf(
 export function tallyOfRequest(
   request: ToolInteractionRequest & { readonly quorum: Quorum },
 ): TallyState {
-  return tallyOf(request.quorum, request.approvers, request.requester);
+  return tallyOf(request.quorum, request.approvers, request.requester, request.approverGroups);
 }
 
 /** The prompt with one more approval counted, as a refresh or a tally re-sends it. */

@@ -10,7 +10,12 @@ import {
   type PromptView,
   type RateBucket,
 } from '@tollgate/binding-core';
-import type { Conversation, Person, TextRole } from '@tollgate/protocol';
+import {
+  type Conversation,
+  MAX_GROUP_MEMBERS,
+  type Person,
+  type TextRole,
+} from '@tollgate/protocol';
 import { DiscordAPIError, REST, type RESTOptions } from '@discordjs/rest';
 import { Routes } from 'discord-api-types/v10';
 import {
@@ -25,6 +30,9 @@ import type { InteractionTokens } from './interaction-token.repository';
 
 /** Discord honours an interaction token for 15 minutes; a notice keeps a margin. */
 export const NOTICE_TOKEN_MAX_AGE_MS = 14 * 60_000;
+/** G1: List Guild Members' largest page, and how many pages a role's members are looked for in. */
+const MEMBERS_PAGE = 1_000;
+const MAX_MEMBER_PAGES = 10;
 const EPHEMERAL = 1 << 6;
 /** Discord's largest page. */
 const FIND_PAGE = 100;
@@ -96,6 +104,28 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
     await this.rest.patch(Routes.channelMessage(ref.channelId, ref.messageId), {
       body: platformSafe(message),
     });
+  }
+
+  /**
+   * G1: the guild's members who have the role (List Guild Members, 1,000 a page in user id
+   * order, filtered by role; the app needs the GUILD_MEMBERS intent). Stops at
+   * MAX_GROUP_MEMBERS found or pages read, so a huge guild cannot hold the post for long.
+   */
+  async resolveApproverGroup(conversation: Conversation, roleId: string): Promise<string[]> {
+    const found: string[] = [];
+    let after = '0';
+    for (let page = 0; page < MAX_MEMBER_PAGES && found.length < MAX_GROUP_MEMBERS; page += 1) {
+      const members = (await this.rest.get(Routes.guildMembers(conversation.workspaceId), {
+        query: new URLSearchParams({ limit: String(MEMBERS_PAGE), after }),
+      })) as { user?: { id: string }; roles: string[] }[];
+      for (const member of members) {
+        if (member.user && member.roles.includes(roleId)) found.push(member.user.id);
+      }
+      const last = members.at(-1)?.user?.id;
+      if (members.length < MEMBERS_PAGE || last === undefined) break;
+      after = last;
+    }
+    return found.slice(0, MAX_GROUP_MEMBERS);
   }
 
   /**

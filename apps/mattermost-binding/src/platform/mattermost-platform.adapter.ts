@@ -10,7 +10,12 @@ import {
   type PromptTarget,
   type PromptView,
 } from '@tollgate/binding-core';
-import type { Conversation, Person, TextRole } from '@tollgate/protocol';
+import {
+  type Conversation,
+  MAX_GROUP_MEMBERS,
+  type Person,
+  type TextRole,
+} from '@tollgate/protocol';
 import type { Post } from '@mattermost/types/posts';
 import {
   MESSAGE_RUNE_LIMIT,
@@ -28,6 +33,8 @@ import { MattermostApiError, MattermostClient } from './mattermost-client';
 
 /** Below this even a healthy server would time out now and then. */
 /** Top-level posts read back when looking for one that timed out (a retry follows within minutes). */
+/** G1: the largest page of a group's members the server gives. */
+const GROUP_PAGE_SIZE = 200;
 const CHANNEL_PAGE_SIZE = 200;
 /** Without a time to read back to, no further than this many pages. */
 const MAX_PAGES = 1;
@@ -102,6 +109,20 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
         props: structuredClone(post.props),
       }),
     );
+  }
+
+  /**
+   * G1: a group's members (`getProfilesInGroup`: `GET /users?in_group=`, 200 a page), up to
+   * MAX_GROUP_MEMBERS. A group the server does not know is a 404, the post's permanent failure.
+   */
+  async resolveApproverGroup(_conversation: Conversation, groupId: string): Promise<string[]> {
+    const found: string[] = [];
+    for (let page = 0; found.length < MAX_GROUP_MEMBERS; page += 1) {
+      const users = await this.client.getProfilesInGroup(groupId, page, GROUP_PAGE_SIZE);
+      found.push(...users.map((u) => u.id));
+      if (users.length < GROUP_PAGE_SIZE) break;
+    }
+    return found.slice(0, MAX_GROUP_MEMBERS);
   }
 
   async sendNotice(

@@ -1,5 +1,5 @@
 import { canonicalize } from 'json-canonicalize';
-import { LIMITS, type Person, type Platform } from '@tollgate/protocol';
+import { type ApproverGroup, LIMITS, type Person, type Platform } from '@tollgate/protocol';
 
 /**
  * What the approver reads (docs/protocol.md, 2026-12-01 (b) §5): the prompt is rendered from the
@@ -32,6 +32,8 @@ export interface PromptTextInput {
   };
   /** Who may answer; `any member` for an automation prompt, which anyone there may answer. */
   readonly approvers: readonly Person[] | 'any member';
+  /** G1: platform groups whose members may approve too, shown after the persons. */
+  readonly approverGroups?: readonly ApproverGroup[];
   /** Characters the whole text may take. */
   readonly maxChars: number;
 }
@@ -112,10 +114,18 @@ function footerLines(input: PromptTextInput): string[] {
       ? []
       : [`Agent says: ${cut(oneLine(input.summary), SUMMARY_LIMIT)}`];
   const behalf = agent.onBehalfOf ? ` · on behalf of ${person(agent.onBehalfOf)}` : '';
+  const groups = (input.approverGroups ?? []).map(
+    (g) =>
+      `members of ${cut(oneLine(g.name ?? g.id), NAME_LIMIT)} (group ${cut(oneLine(g.id), 200)})`,
+  );
   const approvers =
-    input.approvers === 'any member'
-      ? 'any member of this conversation'
-      : input.approvers.map(person).join(', ');
+    groups.length > 0
+      ? [...(input.approvers === 'any member' ? [] : input.approvers.map(person)), ...groups].join(
+          ', ',
+        )
+      : input.approvers === 'any member'
+        ? 'any member of this conversation'
+        : input.approvers.map(person).join(', ');
   return [
     ...summary,
     `Agent: ${cut(oneLine(agent.name), NAME_LIMIT)} · session ${cut(oneLine(agent.session), 200)}${behalf}`,

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import {
+  type ApproverGroup,
   isStorableIdentifier,
+  MAX_APPROVER_GROUPS,
   LIMITS,
   MAX_QUORUM,
   OPTION_KEYS,
@@ -50,7 +52,8 @@ import { duration, editableField, remindField, shown } from './policy-fields';
  *       ttl: 8h
  *       uses: 2
  *     quorum: 2              # G1, optional: distinct approvals needed (default 1)
- *     approvers: [U01, { id: U02, name: Bob }]   # optional: who may approve (default anyone)
+ *     approvers: [U01, { id: U02, name: Bob }, { group: S03, name: ops }]   # optional: who may
+ *                            # approve (default anyone); a group: its members as the binding resolves them
  *     separateApprover: true # optional: the requester may deny but not approve their call
  *     editable:              # G2, optional: "Edit & approve", each argument inside its constraint
  *       path: { prefix: /srv/notes }
@@ -74,8 +77,16 @@ const ON_DEADLINE = ['deny', 'expire'] as const satisfies readonly OnDeadline[];
 /** A platform user id, or one with the name the tally shows ("waiting for Bob"). */
 const personId = z.string().min(1).max(200).refine(isStorableIdentifier);
 const approver = z.union(
-  [personId, z.strictObject({ id: personId, name: z.string().min(1).max(80).optional() })],
-  { error: (issue) => `must be a person id or { id, name }, not ${shown(issue.input)}` },
+  [
+    personId,
+    z.strictObject({ id: personId, name: z.string().min(1).max(80).optional() }),
+    // G1: a Slack user group, Discord role or Mattermost group, resolved when the prompt posts.
+    z.strictObject({ group: personId, name: z.string().min(1).max(80).optional() }),
+  ],
+  {
+    error: (issue) =>
+      `must be a person id, { id, name } or { group, name }, not ${shown(issue.input)}`,
+  },
 );
 const entrySchema = z.strictObject(
   {
@@ -107,9 +118,9 @@ const entrySchema = z.strictObject(
       .max(MAX_QUORUM, { error: `must be at most ${MAX_QUORUM}` })
       .optional(),
     approvers: z
-      .array(approver, { error: 'must be a list of person ids' })
-      .min(1, { error: 'must name at least one person' })
-      .max(LIMITS.approvers, { error: `must name at most ${LIMITS.approvers} persons` })
+      .array(approver, { error: 'must be a list of person ids or groups' })
+      .min(1, { error: 'must name at least one person or group' })
+      .max(LIMITS.approvers, { error: `must name at most ${LIMITS.approvers} persons or groups` })
       .optional(),
     separateApprover: z
       .boolean({ error: (issue) => `must be true or false, not ${shown(issue.input)}` })
@@ -417,14 +428,26 @@ function quorumProblems(
     }
     return problems;
   }
-  const ids = (entry.approvers ?? []).map((a) => (typeof a === 'string' ? a : a.id));
-  ids.forEach((id, index) => {
-    if (ids.indexOf(id) !== index) {
-      problems.push({ path: at('approvers', index), problem: `names ${id} twice` });
+  // Persons and groups keyed apart: a group id may look like a person's on some platform.
+  const keys = (entry.approvers ?? []).map((a) =>
+    typeof a === 'string' ? `person ${a}` : 'group' in a ? `group ${a.group}` : `person ${a.id}`,
+  );
+  keys.forEach((key, index) => {
+    if (keys.indexOf(key) !== index) {
+      problems.push({ path: at('approvers', index), problem: `names ${key.split(' ')[1]} twice` });
     }
   });
+  const ids = keys.filter((k) => k.startsWith('person ')).map((k) => k.slice('person '.length));
+  const groups = keys.length - ids.length;
+  if (groups > MAX_APPROVER_GROUPS) {
+    problems.push({
+      path: at('approvers'),
+      problem: `names ${groups} groups, at most ${MAX_APPROVER_GROUPS}`,
+    });
+  }
   const required = entry.quorum ?? 1;
-  if (entry.approvers !== undefined && required > new Set(ids).size) {
+  // A group's size is known only once the binding resolves it: the quorum is checked then.
+  if (entry.approvers !== undefined && groups === 0 && required > new Set(ids).size) {
     problems.push({
       path: at('quorum'),
       problem: `needs ${required} distinct approvers but approvers names ${new Set(ids).size}`,
@@ -447,12 +470,28 @@ function quorumProblems(
 function quorumOf(entry: PolicyFile['tools'][string]): QuorumPolicy | undefined {
   const required = entry.quorum ?? 1;
   const separateApprover = entry.separateApprover === true;
-  const approvers = entry.approvers?.map((a): Person =>
-    typeof a === 'string' ? { id: a } : { id: a.id, ...(a.name ? { displayName: a.name } : {}) },
+  const persons = (entry.approvers ?? []).flatMap((a): Person[] =>
+    typeof a === 'string'
+      ? [{ id: a }]
+      : 'group' in a
+        ? []
+        : [{ id: a.id, ...(a.name ? { displayName: a.name } : {}) }],
   );
+  const groups = (entry.approvers ?? []).flatMap((a): ApproverGroup[] =>
+    typeof a !== 'string' && 'group' in a
+      ? [{ id: a.group, ...(a.name ? { name: a.name } : {}) }]
+      : [],
+  );
+  const approvers = persons.length > 0 ? persons : undefined;
+  const approverGroups = groups.length > 0 ? groups : undefined;
   // Named approvers alone change who answers, so they make a rule of their own even at 1.
-  if (required === 1 && !separateApprover && approvers === undefined) return undefined;
-  return { required, separateApprover, ...(approvers ? { approvers } : {}) };
+  if (required === 1 && !separateApprover && entry.approvers === undefined) return undefined;
+  return {
+    required,
+    separateApprover,
+    ...(approvers ? { approvers } : {}),
+    ...(approverGroups ? { approverGroups } : {}),
+  };
 }
 
 function timersOf(entry: PolicyFile['tools'][string]): PromptTimerPolicy | undefined {

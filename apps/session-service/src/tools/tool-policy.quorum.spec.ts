@@ -19,6 +19,32 @@ function problem(lines: readonly string[]): string {
 }
 
 describe('G1 tool policy: quorum, approvers and separateApprover', () => {
+  it("G1 reads platform groups among the approvers, apart from persons, and leaves their quorum to the binding's resolution", () => {
+    const policy = load([
+      'tools:',
+      '  write_note:',
+      '    mode: approval',
+      '    quorum: 3',
+      '    approvers: [U_ALICE, { group: S0OPS, name: ops }]',
+    ]);
+    expect(policy.entryFor('write_note')).toEqual({
+      mode: 'approval',
+      options: [STANDARD_OPTIONS.approve_once, STANDARD_OPTIONS.deny],
+      quorum: {
+        required: 3,
+        separateApprover: false,
+        approvers: [{ id: 'U_ALICE' }],
+        approverGroups: [{ id: 'S0OPS', name: 'ops' }],
+      },
+    });
+    // A group alone makes a rule of its own: only its members approve.
+    expect(
+      load(['tools:', '  write_note: { mode: approval, approvers: [{ group: S0OPS }] }']).entryFor(
+        'write_note',
+      )?.quorum,
+    ).toEqual({ required: 1, separateApprover: false, approverGroups: [{ id: 'S0OPS' }] });
+  });
+
   it('G1 reads a quorum of named approvers, offering only approve once and deny by default', () => {
     const policy = load([
       'tools:',
@@ -83,10 +109,17 @@ describe('G1 tool policy: quorum, approvers and separateApprover', () => {
     expect(problem(['tools:', '  write_note: { mode: approval, approvers: [A, A] }'])).toContain(
       'tools.write_note.approvers[1] names A twice',
     );
-    // Platform groups are not resolved yet (docs/protocol.md §9): refused, not taken for a person.
     expect(
-      problem(['tools:', '  write_note: { mode: approval, approvers: [{ group: S01 }] }']),
-    ).toContain('tools.write_note.approvers[0] must be a person id or { id, name }');
+      problem(['tools:', '  write_note: { mode: approval, approvers: [{ team: S01 }] }']),
+    ).toContain(
+      'tools.write_note.approvers[0] must be a person id, { id, name } or { group, name }',
+    );
+    expect(
+      problem([
+        'tools:',
+        '  write_note: { mode: approval, approvers: [{ group: S01 }, { group: S01 }] }',
+      ]),
+    ).toContain('tools.write_note.approvers[1] names S01 twice');
     expect(
       problem(['tools:', '  write_note: { mode: approval, separateApprover: "yes" }']),
     ).toContain('tools.write_note.separateApprover must be true or false');

@@ -1,5 +1,6 @@
 import type { GrantOffer } from './grant-offer';
 import {
+  type ApproverGroup,
   type ArgumentConstraint,
   type Option,
   type OptionKey,
@@ -31,8 +32,10 @@ export interface PromptTimerPolicy {
 export interface QuorumPolicy {
   /** Distinct approvals needed. */
   readonly required: number;
-  /** Who may approve; absent: any member of the conversation. */
+  /** Who may approve; absent (and no groups): any member of the conversation. */
   readonly approvers?: readonly Person[];
+  /** Platform groups whose members may approve, resolved by the binding when it posts. */
+  readonly approverGroups?: readonly ApproverGroup[];
   /** The person whose message asked may deny the call but not approve it. */
   readonly separateApprover: boolean;
 }

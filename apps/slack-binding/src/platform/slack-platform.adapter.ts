@@ -86,6 +86,15 @@ export class SlackPlatformAdapter implements PlatformAdapter {
     );
   }
 
+  /** G1: a user group's members (`usergroups.users.list`, scope `usergroups:read`). */
+  async resolveApproverGroup(conversation: Conversation, groupId: string): Promise<string[]> {
+    const result = await this.client.usergroups.users.list({
+      usergroup: groupId,
+      team_id: conversation.workspaceId,
+    });
+    return result.users ?? [];
+  }
+
   async sendNotice(conversation: Conversation, to: Person, text: string): Promise<void> {
     await this.client.chat.postEphemeral(
       platformSafe({

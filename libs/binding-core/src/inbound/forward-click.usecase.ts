@@ -11,6 +11,7 @@ import { continueTrace, inSpan, SpanKind } from '@tollgate/telemetry';
 import type { PromptJournal } from '../journal/prompt-journal.port';
 import type { MessageRef } from '../platform-adapter.port';
 import { isPromptRef } from '../prompt/prompt-ref';
+import { memberOf } from './approver-groups';
 import type { CommandPublisher } from './command-publisher.port';
 
 const CLICK_SPAN = { kind: SpanKind.SERVER } as const;
@@ -71,6 +72,7 @@ export class ForwardClick {
         detail: `the prompt belongs to another platform than ${platform}`,
       };
     }
+    const groups = memberOf(undefined, address.approverMembers, click.clicker.id);
     const command: ToolInteractionResponse = {
       type: 'ToolInteractionResponse',
       v: PROTOCOL_VERSION,
@@ -84,6 +86,8 @@ export class ForwardClick {
       ...(click.messageRef === undefined ? {} : { promptRef: click.messageRef.messageId }),
       ...(address.agent === undefined ? {} : { agent: address.agent }),
       ...(click.edits === undefined ? {} : { edits: [...click.edits] }),
+      // G1: which of the prompt's approver groups the clicker was in when it was posted.
+      ...(groups === undefined ? {} : { memberOf: groups }),
     };
     // Every boundary validates: the option key and the clicker come from the platform.
     const checked = parseCommand(command);

@@ -13,6 +13,7 @@ import { continueTrace, inSpan, SpanKind } from '@tollgate/telemetry';
 import type { KnownSessions } from '../journal/known-sessions.port';
 import type { PendingPrompt, PromptJournal } from '../journal/prompt-journal.port';
 import type { PlatformAdapter } from '../platform-adapter.port';
+import { memberOf } from './approver-groups';
 import type { CommandPublisher } from './command-publisher.port';
 import {
   decideTextAnswer,
@@ -151,6 +152,7 @@ export class ForwardMessage {
     prompt: PendingPrompt,
     optionKey: string,
   ): Promise<MessageForwarded> {
+    const groups = memberOf(prompt.request, prompt.approverMembers, message.sender.id);
     const command: ToolInteractionResponse = {
       type: 'ToolInteractionResponse',
       v: PROTOCOL_VERSION,
@@ -166,6 +168,7 @@ export class ForwardMessage {
       sender: message.sender,
       promptRef: prompt.messageRef.messageId,
       via: 'text',
+      ...(groups === undefined ? {} : { memberOf: groups }),
       // A sub-agent's prompt is answered with its agent, which ties it to its session (§1.4).
       ...(prompt.request.agent === undefined ? {} : { agent: prompt.request.agent }),
     };

@@ -201,4 +201,17 @@ describe('G1 — typed answers to a prompt with a quorum', () => {
     });
     expect(decideTextAnswer(approve, bob, [named])).toMatchObject({ kind: 'answer' });
   });
+
+  it("G1 a quorum of a platform group is its members' as resolved at the post, not any member's", () => {
+    const grouped = {
+      ...prompt('grouped', { requester: bob, quorum, approverGroups: [{ id: 'S0OPS' }] }),
+      approverMembers: { S0OPS: [alice.id] },
+    };
+    expect(decideTextAnswer(approve, alice, [grouped])).toMatchObject({ kind: 'answer' });
+    const carol: Person = { id: 'U_CAROL' };
+    expect(decideTextAnswer(approve, carol, [grouped])).toMatchObject({
+      kind: 'hint',
+      reason: 'not_requester',
+    });
+  });
 });

@@ -1,3 +1,5 @@
+import type { ApproverMembers } from '../journal/prompt-journal.port';
+import { memberOf } from './approver-groups';
 import type { OptionKey, Person, ToolInteractionRequest } from '@tollgate/protocol';
 
 /**
@@ -58,8 +60,10 @@ export function readAnswerWord(text: string): AnswerWord | undefined {
 export interface AnswerablePrompt {
   readonly request: Pick<
     ToolInteractionRequest,
-    'requester' | 'principal' | 'options' | 'approvers' | 'quorum'
+    'requester' | 'principal' | 'options' | 'approvers' | 'quorum' | 'approverGroups'
   >;
+  /** G1: the members of its approver groups, as resolved when it was posted. */
+  readonly approverMembers?: ApproverMembers;
 }
 
 /** Why a message that is an answer word answers nothing, and is not sent on either. */
@@ -100,8 +104,11 @@ export function decideTextAnswer<P extends AnswerablePrompt>(
       p.request.principal === 'automation' ||
       p.request.requester.id === sender.id ||
       // G1: a quorum without named approvers is any member's to answer (the session counts).
-      (p.request.quorum !== undefined && p.request.approvers === undefined) ||
-      (p.request.approvers ?? []).some((approver) => approver.id === sender.id),
+      (p.request.quorum !== undefined &&
+        p.request.approvers === undefined &&
+        p.request.approverGroups === undefined) ||
+      (p.request.approvers ?? []).some((approver) => approver.id === sender.id) ||
+      memberOf(p.request, p.approverMembers, sender.id) !== undefined,
   );
   const [prompt] = answerable;
   if (prompt === undefined) {

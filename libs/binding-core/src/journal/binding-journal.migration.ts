@@ -5,6 +5,7 @@ import { BindingPromptReposted1765065600000 } from './prompt-reposted.migration'
 import { BindingPromptPostNonce1764806400000 } from './prompt-post-nonce.migration';
 import { BindingOwedRefreshes1765152000000 } from './owed-refreshes.migration';
 import { BindingPromptTraceparent1796287800000 } from './prompt-traceparent.migration';
+import { BindingPromptApproverMembers1796371200000 } from './prompt-approver-members.migration';
 
 /**
  * The prompt journal shared by every binding, in the binding's own schema. Tables are
@@ -90,6 +91,7 @@ export const BINDING_CORE_MIGRATIONS: readonly MigrationClass[] = [
   BindingOwedRefreshes1765152000000,
   BindingPendingApiPrompts1796083200000,
   BindingPromptTraceparent1796287800000,
+  BindingPromptApproverMembers1796371200000,
 ];
 
 /** Every migration of a binding's schema, in order (also what `npm run migrate` should run). */

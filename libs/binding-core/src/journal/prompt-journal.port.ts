@@ -69,7 +69,12 @@ export interface PromptAddress {
   readonly agent?: ToolInteractionRequest['agent'];
   /** D7: the trace of the output that brought the prompt, which a click on it continues. */
   readonly traceparent?: string;
+  /** G1: the members of the prompt's approver groups, resolved when it was posted, by group id. */
+  readonly approverMembers?: ApproverMembers;
 }
+
+/** Group id → the platform user ids of its members. */
+export type ApproverMembers = Readonly<Record<string, readonly string[]>>;
 
 /** A prompt as the journal holds it, with the nonce of the post it tracks (if any). */
 export interface JournaledPrompt extends PromptAddress {
@@ -111,6 +116,11 @@ export interface PromptJournal {
    * land at the platform holds its prompt until it could have).
    */
   release(lease: PromptLease, holdMs?: number): Promise<void>;
+  /**
+   * G1: journals the approver groups' members just resolved for the post this lease is about
+   * to make; a later post of the prompt (never an edit) resolves and replaces them.
+   */
+  recordApproverMembers(lease: PromptLease, members: ApproverMembers): Promise<void>;
   /** The prompt's state, without creating or locking anything. */
   stateOf(key: PromptKey): Promise<PromptState>;
   findByRef(promptRef: string): Promise<PromptAddress | undefined>;

@@ -18,6 +18,7 @@ import {
 import type { DataSourceAccess } from './data-source-access';
 import { GRAB_OR_READ, INSERT_OR_LOCK, SELECT_LOCKED } from './prompt-journal.sql';
 import type {
+  ApproverMembers,
   JournaledPrompt,
   PendingPrompt,
   PromptAddress,
@@ -307,6 +308,15 @@ export class PromptJournalRepository implements PromptJournal {
     );
   }
 
+  async recordApproverMembers(lease: PromptLease, members: ApproverMembers): Promise<void> {
+    const dataSource = await this.db();
+    await dataSource.query(
+      `UPDATE prompts SET approver_members = $4::jsonb, updated_at = now()
+       WHERE session_id = $1 AND call_id = $2 AND intent->>'claimId' = $3`,
+      [lease.key.sessionId, lease.key.callId, lease.claimId, toJsonbText(members)],
+    );
+  }
+
   async stateOf(key: PromptKey): Promise<PromptState> {
     const dataSource = await this.db();
     const rows: PromptRow[] = await dataSource.query(
@@ -347,8 +357,10 @@ export class PromptJournalRepository implements PromptJournal {
       prompt_ref: string;
       agent: ToolInteractionRequest['agent'] | null;
       traceparent: string | null;
+      approver_members: ApproverMembers | null;
     }[] = await dataSource.query(
-      `SELECT session_id, call_id, conversation, prompt_ref, request->'agent' AS agent, traceparent
+      `SELECT session_id, call_id, conversation, prompt_ref, request->'agent' AS agent, traceparent,
+              approver_members
        FROM prompts WHERE prompt_ref = $1`,
       [promptRef],
     );
@@ -361,6 +373,7 @@ export class PromptJournalRepository implements PromptJournal {
           promptRef: row.prompt_ref,
           ...(row.agent ? { agent: row.agent } : {}),
           ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+          ...(row.approver_members ? { approverMembers: row.approver_members } : {}),
         };
   }
 
@@ -370,7 +383,8 @@ export class PromptJournalRepository implements PromptJournal {
     // are found by the conversation they are shown in (their session id is not derived from
     // it). The approval API's have their own rule (pendingApprovalsFor).
     const rows: PendingRow[] = await dataSource.query(
-      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref, traceparent
+      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref, traceparent,
+              approver_members
        FROM prompts
        WHERE status = 'pending'
          AND (session_id = $1
@@ -388,7 +402,8 @@ export class PromptJournalRepository implements PromptJournal {
     const dataSource = await this.db();
     // The partial index prompts_pending_api serves this lookup (its predicate repeated here).
     const rows: PendingRow[] = await dataSource.query(
-      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref, traceparent
+      `SELECT session_id, call_id, conversation, prompt_ref, request, message_ref, traceparent,
+              approver_members
        FROM prompts
        WHERE status = 'pending' AND session_id LIKE '%-api-%' AND conversation = $1::jsonb
          AND request->'approvers' @> jsonb_build_array(jsonb_build_object('id', $2::text))`,
@@ -565,6 +580,7 @@ interface PendingRow {
   request: ToolInteractionRequest | null;
   message_ref: MessageRef | null;
   traceparent: string | null;
+  approver_members: ApproverMembers | null;
 }
 
 function pendingPrompts(rows: readonly PendingRow[]): PendingPrompt[] {
@@ -583,6 +599,7 @@ function pendingPrompts(rows: readonly PendingRow[]): PendingPrompt[] {
         request,
         messageRef,
         ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+        ...(row.approver_members ? { approverMembers: row.approver_members } : {}),
       };
     })
     .sort((a, b) => a.request.seq - b.request.seq);

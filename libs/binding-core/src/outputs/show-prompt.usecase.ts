@@ -1,5 +1,6 @@
 import { TransientFailure } from '@tollgate/messaging';
 import {
+  MAX_GROUP_MEMBERS,
   PROTOCOL_VERSION,
   type ToolInteractionRequest,
   undeliverableCommandId,
@@ -37,6 +38,13 @@ export interface ShowPromptDeps {
 }
 
 type Claimed = Extract<PromptClaim, { kind: 'claimed' }>;
+
+/** A prompt names approver groups on a platform whose binding cannot read them. */
+export class ApproverGroupsUnsupported extends Error {
+  constructor(platform: string) {
+    super(`the ${platform} binding cannot resolve approver groups`);
+  }
+}
 
 /**
  * An unfinished post is looked for before each new claim; more than this many in a row means
@@ -114,6 +122,7 @@ export class ShowPrompt {
     try {
       await calls.pace(call, priority, park);
       if (decision.kind === 'post') {
+        await this.resolveApproverGroups(claim);
         const posted = await adapter.postPrompt(target, decision.view);
         shownAt = { channelId: posted.channelId, messageId: posted.messageId };
         shownNonce = posted.postNonce;
@@ -169,6 +178,26 @@ export class ShowPrompt {
     return decision.kind === 'post'
       ? { outcome: 'posted', messageRef: shownAt }
       : { outcome: 'edited', view: decision.view.kind };
+  }
+
+  /**
+   * G1: a prompt naming approver groups has their members read from the platform just before
+   * it is posted, and journaled with it, so every later answer is judged by the same members.
+   * A failure is the post's: retried when transient, undeliverable when the group is unknown.
+   */
+  private async resolveApproverGroups(claim: Claimed): Promise<void> {
+    const groups = claim.decision.view.request.approverGroups;
+    if (groups === undefined) return;
+    const { adapter, prompts } = this.deps;
+    if (adapter.resolveApproverGroup === undefined) {
+      throw new ApproverGroupsUnsupported(adapter.platform);
+    }
+    const members: Record<string, readonly string[]> = {};
+    for (const group of groups) {
+      const ids = await adapter.resolveApproverGroup(claim.target.conversation, group.id);
+      members[group.id] = ids.slice(0, MAX_GROUP_MEMBERS);
+    }
+    await prompts.recordApproverMembers(claim.lease, members);
   }
 
   /**

@@ -29,6 +29,7 @@ export function answerWithTally(
     by: command.sender,
     approve: option.key !== 'deny',
     at: recorder.clock,
+    ...(command.memberOf === undefined ? {} : { memberOf: command.memberOf }),
   });
   const [first] = events;
   if (first === undefined) throw new Error('the tally decided nothing');

@@ -148,6 +148,7 @@ async function startBatch(
       displayText: promptText(recorder, call, content, user, entry.quorum),
       requester: user.sender,
       ...(entry.quorum?.approvers ? { approvers: [...entry.quorum.approvers] } : {}),
+      ...(entry.quorum?.approverGroups ? { approverGroups: [...entry.quorum.approverGroups] } : {}),
       principal: user.principal,
       options: [...entry.options],
       // Every approver of a tally approves the same arguments (an edit is refused there).
@@ -195,6 +196,7 @@ function promptQuorum(
     rule: {
       required: policy.required,
       ...(policy.approvers ? { approvers: policy.approvers } : {}),
+      ...(policy.approverGroups ? { approverGroups: policy.approverGroups.map((g) => g.id) } : {}),
       ...(separateFrom ? { separateFrom } : {}),
     },
     approvals: [],
@@ -226,6 +228,7 @@ function promptText(
       session: state.sessionId,
       ...(user.principal === 'user' ? { onBehalfOf: user.sender } : {}),
     },
+    ...(quorum?.approverGroups ? { approverGroups: quorum.approverGroups } : {}),
     approvers:
       quorum !== undefined
         ? (quorum.approvers ?? 'any member')
