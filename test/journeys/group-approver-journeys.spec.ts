@@ -102,7 +102,17 @@ describe.each(platforms)('G1 — a platform group as the approvers, through %s',
         .messagesIn(conversation)
         .find((m) => m.buttons.some((b) => b.label === 'Approve once')),
     );
-    return { conversation, sessionId: deriveSessionId(conversation), prompt };
+    const sessionId = deriveSessionId(conversation);
+    // The stand-in shows a post a moment before the binding journals it; Mattermost refuses a
+    // click in that moment (wrong_post), which a person cannot hit and a test can.
+    await waitFor('the binding to journal the prompt', async () =>
+      (await binding.journal()).some(
+        (row) => row.session_id === sessionId && row.type === 'PendingApprovalPromptTracked',
+      )
+        ? true
+        : undefined,
+    );
+    return { conversation, sessionId, prompt };
   }
 
   async function click(prompt: ChatMessageView, who: Person): Promise<void> {
@@ -122,12 +132,13 @@ describe.each(platforms)('G1 — a platform group as the approvers, through %s',
 
     const before = driver.notices().length;
     await click(prompt, carol);
-    await waitFor(`a private notice to ${carol.id}`, () =>
+    const notice = await waitFor(`a private notice to ${carol.id}`, () =>
       driver
         .notices()
         .slice(before)
         .find((n) => n.userId === carol.id),
     );
+    expect(notice.text).toContain('Only the approvers this request names');
     await waitFor('the refusal journaled', async () =>
       (await journal(sessionId)).find(
         (e) => e.type === 'ToolApprovalRefused' && e.data.reason === 'wrong_requester',

@@ -91,7 +91,7 @@ export function decideResponse(recorder: SessionRecorder, command: ToolInteracti
       refuseEdit(recorder, command, QUORUM_NOT_EDITABLE);
       return;
     }
-    answerWithTally(recorder, command, option, { ...request, quorum }, NOTICES);
+    answerWithTally(recorder, command, option, { ...request, quorum }, TALLY_NOTICES);
     return;
   }
   if (!mayAnswer(request, command.sender)) {
@@ -228,6 +228,16 @@ const NOTICES: RejectionNotices = {
   already_answered: 'Your answer to this request is already counted; nothing changed.',
   own_call: 'You asked for this, so someone else must approve it; you may still deny it.',
   edit_refused: 'That edit is not allowed; nothing was run.',
+};
+
+/**
+ * A tallied prompt is answered by the approvers it names (people or platform groups), not by its
+ * requester: telling someone outside them "only the person who asked" would send them to the
+ * wrong person.
+ */
+const TALLY_NOTICES: RejectionNotices = {
+  ...NOTICES,
+  wrong_requester: 'Only the approvers this request names can answer it; nothing changed.',
 };
 
 /** The arguments a call of the current batch was asked with, when they are a JSON object. */
