@@ -7,7 +7,7 @@ import {
 } from '../session/domain/api-approval.decider';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
-import { failTurnInFlight } from '../session/domain/turn-runner';
+import { failTurnInFlight } from '../session/domain/turn-endings';
 import type { DecideOptions, DecisionResult, SessionStore } from '../journal/session-store';
 import { decideUndeliverable } from '../session/domain/undeliverable.decider';
 import { decidePromptShown } from '../session/domain/prompt-shown.decider';

@@ -40,7 +40,10 @@ export interface RecordOptions {
   readonly decisions?: readonly ApprovalDecided[];
 }
 
-/** Where a decision commits part-way; named so a crash can be placed exactly in tests. */
+/**
+ * Where a decision commits part-way (before a turn's effect); named so a crash can be placed
+ * exactly in tests.
+ */
 export type CheckpointName = 'approval-resolved' | 'tool-starting' | 'model-calling';
 
 export const CHECKPOINT_NAMES: readonly CheckpointName[] = [
@@ -99,14 +102,11 @@ export class SessionRecorder {
   }
 
   /**
-   * Makes everything recorded so far durable before going on, and holds nothing (no
-   * transaction, connection or lock) until the next one. Called right before a tool runs,
-   * so ToolExecutionStarted is committed first: after a crash, a started call with no result
-   * is known to be interrupted and is never run again. Right before a model call, so the
-   * command that caused it is settled and a crash resumes the turn from the journal. And
-   * after the answer that starts a redrive, so the approver sees the decision at once.
+   * The shell's commit between a turn's effects (`session/drive-turn.ts`): makes everything
+   * recorded so far durable and holds nothing (no transaction, connection or lock) until the
+   * next one. Domain code never calls it; an effect names the point it needs committed first.
    */
-  async checkpoint(point: CheckpointName): Promise<void> {
+  async commit(point: CheckpointName): Promise<void> {
     await this.onCheckpoint(this, point);
   }
 

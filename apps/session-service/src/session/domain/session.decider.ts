@@ -21,7 +21,7 @@ import { apiRefreshes } from './api-approval.decider';
 import { abandonSubAgents } from './sub-agent.decider';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { answerVia } from './answer-via';
-import { failTurnInFlight } from './turn-runner';
+import { failTurnInFlight } from './turn-endings';
 import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
 import { decideEdit } from './argument-edit.decider';
 import { answerWithTally } from './quorum-answer';

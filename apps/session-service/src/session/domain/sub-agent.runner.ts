@@ -4,14 +4,17 @@ import type { SessionDeps } from './session-deps';
 import { ownEntry, type ToolCall } from '@tollgate/session-read-model';
 import type { SessionRecorder } from './session-recorder';
 import { DELEGATE_TOOL, parseDelegateArguments, subAgentTaskId } from './sub-agent';
-import { lastUserMessage } from './turn-runner';
+import { lastUserMessage } from './turn-records';
 
 /**
  * The tools this session may use: a sub-agent only those `delegate` allowed it, and never
  * `delegate` itself (one level of sub-agents: a child's prompts name their parent call in
  * the conversation's own session, which a grandchild could not).
  */
-export function sessionTools(recorder: SessionRecorder, deps: SessionDeps): ToolRegistry {
+export function sessionTools(
+  recorder: SessionRecorder,
+  deps: Pick<SessionDeps, 'tools'>,
+): ToolRegistry {
   const { parent, toolSubset } = recorder.current;
   if (!parent) return deps.tools;
   const allowed = (name: string) =>

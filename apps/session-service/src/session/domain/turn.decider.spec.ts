@@ -8,13 +8,13 @@ import {
   REQUESTER,
   SessionGiven,
 } from './testing/session-given';
-import { decideTurn, type TurnEffect } from './turn.decider';
+import { decideTurn, type TurnEffect, type TurnInput } from './turn.decider';
 
 /** The "when": the turn decider alone, on a recorder at the given state. No model, no tool. */
-async function whenTheTurnIsDecided(given: SessionGiven) {
+async function whenTheTurnIsDecided(given: SessionGiven, input?: TurnInput) {
   let effect: TurnEffect | undefined;
   const decision = await given.decide((recorder: SessionRecorder) => {
-    effect = decideTurn(recorder);
+    effect = decideTurn(recorder, given.deps, input);
   });
   return { effect, decision };
 }
@@ -46,16 +46,22 @@ async function givenAnsweredNotRedriven(): Promise<SessionGiven> {
 }
 
 describe('turn decider: what a turn in flight needs next (given/when/then, no model)', () => {
-  it('D1 given the batch answered, when the turn is decided, then it asks to commit and redrive, recording nothing', async () => {
+  it('D1 given the batch answered, when the turn is decided, then it asks to commit and read the batch context, recording nothing', async () => {
     const given = await givenAnsweredNotRedriven();
 
     const { effect, decision } = await whenTheTurnIsDecided(given);
 
-    expect(effect).toEqual({ type: 'Redrive', commitFirst: 'approval-resolved' });
+    expect(effect).toEqual({
+      type: 'ReadHistory',
+      commitFirst: 'approval-resolved',
+      purpose: 'redrive',
+      throughSeq: given.state.batch?.seq,
+      round: 0,
+    });
     expect(decision.events).toEqual([]);
   });
 
-  it('D1 given a message just received, when the turn is decided, then it asks for the model', async () => {
+  it('D1 given a message just received, when the turn is decided, then it asks to commit and read the history for the model', async () => {
     const given = new SessionGiven();
     await given.decide((recorder) => {
       decideUserMessage(recorder, aUserMessage({ id: 'msg-1', text: 'hello' }));
@@ -64,7 +70,12 @@ describe('turn decider: what a turn in flight needs next (given/when/then, no mo
 
     const { effect, decision } = await whenTheTurnIsDecided(given);
 
-    expect(effect).toEqual({ type: 'CallModel' });
+    expect(effect).toEqual({
+      type: 'ReadHistory',
+      commitFirst: 'model-calling',
+      purpose: 'model',
+      round: 0,
+    });
     expect(decision.events).toEqual([]);
   });
 

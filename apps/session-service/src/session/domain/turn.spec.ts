@@ -16,7 +16,7 @@ import {
   SessionGiven,
   sessionId,
 } from './testing/session-given';
-import { continueTurn } from './turn-runner';
+import { driveTurn } from '../drive-turn';
 import { noToolGrants } from './tool-grants.port';
 
 /** Wraps the scripted model and keeps every request, to see what the model was shown. */
@@ -40,7 +40,7 @@ function sessionWith(model: ModelClient): SessionGiven {
   });
 }
 
-describe('turn runner', () => {
+describe('a turn driven by the shell (decideTurn and driveTurn)', () => {
   it('given a model that never stops calling tools, the turn fails after the round limit', async () => {
     let round = 0;
     const session = sessionWith(
@@ -151,18 +151,19 @@ describe('turn runner', () => {
     expect(replyOf(decision)).toBe('echo: refused by policy');
   });
 
-  it('given no running turn, continueTurn asks the model nothing', async () => {
+  it('given no running turn, driving it asks the model nothing and records nothing', async () => {
     const model = new RecordingModel((request) => scripted.complete(request));
     const recorder = new SessionRecorder(
       initialSessionState(sessionId),
       '2024-05-01T12:00:00.000Z',
     );
 
-    await continueTurn(
-      recorder,
-      { model, tools: builtInTools(), policy: defaultToolPolicy(), grants: noToolGrants },
-      [{ role: 'user', content: 'hello' }],
-    );
+    await driveTurn(recorder, {
+      model,
+      tools: builtInTools(),
+      policy: defaultToolPolicy(),
+      grants: noToolGrants,
+    });
 
     expect(model.requests).toEqual([]);
     expect(recorder.recorded).toEqual([]);
