@@ -5,7 +5,7 @@ import pino from 'pino';
 import type { DataSource } from 'typeorm';
 import { SessionStore } from '../../../apps/session-service/src/journal/session-store';
 import { ScriptedModelClient } from '../../../apps/session-service/src/model/scripted-model.client';
-import { decideApprovalRequest } from '../../../apps/session-service/src/session/domain/api-approval.decider';
+import { requestApproval } from '../../../apps/session-service/src/session/request-approval';
 import { decideUserMessage } from '../../../apps/session-service/src/session/domain/session.decider';
 import { driveTurn } from '../../../apps/session-service/src/session/drive-turn';
 import type { SessionDeps } from '../../../apps/session-service/src/session/domain/session-deps';
@@ -75,7 +75,7 @@ describe('D2 — grant reads go through the decision’s own connection', () => 
     const request = apiApprovalRequest(route, clientId, [alice]);
 
     await store.decide(request.sessionId, request.id, (recorder) =>
-      decideApprovalRequest(recorder, request, deps),
+      requestApproval(recorder, request, deps),
     );
 
     expect(await eventTypes(request.sessionId)).toEqual([

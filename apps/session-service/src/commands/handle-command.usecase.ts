@@ -3,8 +3,8 @@ import {
   decideApiResponse,
   decideApiUndeliverable,
   decideApprovalCancel,
-  decideApprovalRequest,
 } from '../session/domain/api-approval.decider';
+import { requestApproval } from '../session/request-approval';
 import type { SessionDeps } from '../session/domain/session-deps';
 import { decideJoin, decideResponse, decideUserMessage } from '../session/domain/session.decider';
 import { failTurnInFlight } from '../session/domain/turn-endings';
@@ -61,7 +61,7 @@ export class HandleCommand {
       case 'ToolInteractionShown':
         return decidePromptShown(recorder, command);
       case 'ApprovalRequest':
-        return decideApprovalRequest(recorder, command, this.deps);
+        return requestApproval(recorder, command, this.deps);
       case 'ApprovalCancel':
         return decideApprovalCancel(recorder, command);
       case 'SubAgentTask':

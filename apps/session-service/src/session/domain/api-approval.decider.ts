@@ -1,43 +1,25 @@
 import {
   type JsonObject,
   type ApprovalCancel,
-  type ApprovalDecided,
-  type ApprovalDecision,
-  approvalDecidedId,
-  type ApprovalRequest,
-  type ApprovalStatus,
-  type Conversation,
-  parseDuration,
-  PROTOCOL_VERSION,
   type RejectionReason,
-  standardOptions,
   TOLLGATE_DECIDER_ID,
   type ToolInteractionResponse,
   type ToolInteractionUndeliverable,
   WITHDRAWN_BY_AGENT,
 } from '@tollgate/protocol';
-import { decideEdit, editableArguments, type EditDecision } from './argument-edit.decider';
-import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
-import { DEADLINE_REASON, promptTimersAt } from './prompt-timer';
-import type { SessionDeps } from './session-deps';
+import { decideEdit, type EditDecision } from './argument-edit.decider';
+import { DEADLINE_REASON } from './prompt-timer';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
-import {
-  hasOwnEntry,
-  holdsSessionGrant,
-  ownEntry,
-  type PendingApiApproval,
-  pendingApiApprovals,
-  type SessionState,
-} from '@tollgate/session-read-model';
+import { ownEntry } from '@tollgate/session-read-model';
 import { expiredUpdate, refuse, refuseEdit, rejection, type RejectionNotices } from './rejection';
-import { answerApiTally, apiQuorum, quorumOptions } from './api-quorum';
+import { answerApiTally } from './api-quorum';
+import { approvalFromState, decideApproval } from './api-approval-outcome';
 
 /**
- * A2: the approval API's approvals, decided in their agent session (docs/protocol.md,
- * 2026-12-01 (b)). An agent session has no turn: it never calls the model and never runs a
- * tool (the agent does, after the decision). Each approval stands alone, many may wait at once,
- * and each ends in exactly one `ApiApprovalDecided` whose `ApprovalDecided` goes out through
- * the outbox in the same transaction.
+ * A2: the answers to the approval API's approvals, decided in their agent session
+ * (docs/protocol.md, 2026-12-01 (b)): a click or a typed answer, the agent's cancel, an
+ * undeliverable prompt, a deadline, a reminder. The request itself is
+ * `api-approval-request.decider.ts`; how an approval ends, `api-approval-outcome.ts`.
  */
 
 export const WITHDRAWN = WITHDRAWN_BY_AGENT;
@@ -58,103 +40,12 @@ const NOT_EDITABLE = {
   text: 'This request cannot be edited; nothing was decided.',
 };
 
-export async function decideApprovalRequest(
-  recorder: SessionRecorder,
-  command: ApprovalRequest,
-  deps: SessionDeps,
-): Promise<void> {
-  if (recorder.current.version === 0) {
-    recorder.record({
-      type: 'SessionStarted',
-      conversation: command.conversation,
-      apiClientId: command.clientId,
-    });
-  }
-  const state = recorder.current;
-  // The session id is derived from the client, so another client can only be a hash collision.
-  if (state.apiClientId !== command.clientId) {
-    throw new Error(`session ${state.sessionId} is not an agent session of ${command.clientId}`);
-  }
-  // The ledger drops a repeated command; an approval id seen before changes nothing either.
-  if (
-    ownEntry(state.apiApprovals, command.approvalId) ||
-    hasOwnEntry(state.settledCalls, command.approvalId)
-  )
-    return;
-  const quorum = apiQuorum(command);
-  const options = standardOptions(quorum ? quorumOptions(command.options) : command.options);
-  const asked = {
-    type: 'ApiApprovalRequested' as const,
-    commandId: command.id,
-    approvalId: command.approvalId,
-    clientId: command.clientId,
-    clientName: command.clientName,
-    conversation: command.conversation,
-    tool: command.tool,
-    arguments: command.arguments,
-    argumentsHash: command.argumentsHash,
-    ...(command.summary === undefined ? {} : { summary: command.summary }),
-    caller: command.caller,
-    ...(command.onBehalfOf === undefined ? {} : { onBehalfOf: command.onBehalfOf }),
-    approvers: command.approvers,
-    options,
-  };
-  // G1: no one approver's grant stands in for a quorum or a separate approver.
-  const granted = quorum ? undefined : await grantFor(recorder, command, deps);
-  if (granted) {
-    recorder.record(asked);
-    decide(recorder, approvalOf(command), command.id, 'approved', granted, []);
-    return;
-  }
-  // G2: a policy naming the tool under apiTools may let one approver narrow its arguments
-  // (never a quorum's).
-  const editable = quorum
-    ? undefined
-    : editableArguments(deps.policy.apiEntryFor(command.tool)?.editable, command.arguments);
-  const seq = recorder.nextSeq;
-  const request = recorder.output(
-    seq,
-    0,
-    {
-      type: 'ToolInteractionRequest',
-      callId: command.approvalId,
-      batchId: command.approvalId,
-      toolName: command.tool,
-      displayText: renderPromptText({
-        tool: command.tool,
-        arguments: command.arguments,
-        argumentsHash: command.argumentsHash,
-        ...(command.summary === undefined ? {} : { summary: command.summary }),
-        agent: {
-          name: `${command.caller.name} (${command.clientName})`,
-          session: command.caller.session,
-          ...(command.onBehalfOf === undefined ? {} : { onBehalfOf: command.onBehalfOf }),
-        },
-        approvers: command.approvers,
-        maxChars: PROMPT_TEXT_BUDGET[command.conversation.platform],
-      }),
-      requester: command.approvers[0],
-      approvers: command.approvers,
-      principal: 'user',
-      options,
-      ...(quorum ? { quorum } : {}),
-      ...(editable ? { editable } : {}),
-    },
-    command.conversation,
-  );
-  if (request.type !== 'ToolInteractionRequest') throw new Error('unreachable');
-  const timers = promptTimersAt(timerPolicy(command, deps), request.occurredAt);
-  recorder.record({ ...asked, request, ...(timers ? { timers } : {}) }, [request], {
-    conversation: command.conversation,
-  });
-}
-
 /** A pending approval loses its buttons with "Withdrawn by the agent"; a decided one stays. */
 export function decideApprovalCancel(recorder: SessionRecorder, command: ApprovalCancel): void {
   const state = recorder.current;
   const approval = ownEntry(state.apiApprovals, command.approvalId);
   if (!approval || state.apiClientId !== command.clientId) return;
-  decide(recorder, approvalFromState(state, approval), command.id, 'cancelled', null, [
+  decideApproval(recorder, approvalFromState(state, approval), command.id, 'cancelled', null, [
     {
       type: 'ToolInteractionUpdate',
       callId: command.approvalId,
@@ -208,7 +99,7 @@ export function decideApiResponse(
       {
         refuse: (reason) => refuseApi(recorder, command, reason),
         decide: (status, decision, drafts) =>
-          decide(recorder, ref, command.id, status, decision, drafts),
+          decideApproval(recorder, ref, command.id, status, decision, drafts),
       },
     );
     return;
@@ -235,7 +126,7 @@ export function decideApiResponse(
     edited = decided;
   }
   const { sender } = command;
-  decide(
+  decideApproval(
     recorder,
     approvalFromState(state, approval),
     command.id,
@@ -276,7 +167,7 @@ export function decideApiUndeliverable(
   const state = recorder.current;
   const approval = ownEntry(state.apiApprovals, command.callId);
   if (!approval) return;
-  decide(recorder, approvalFromState(state, approval), command.id, 'expired', null, [
+  decideApproval(recorder, approvalFromState(state, approval), command.id, 'expired', null, [
     {
       type: 'ToolInteractionUpdate',
       callId: command.callId,
@@ -296,7 +187,7 @@ export function decideApiDeadline(
   const state = recorder.current;
   const approval = ownEntry(state.apiApprovals, approvalId);
   if (!approval) return;
-  decide(
+  decideApproval(
     recorder,
     approvalFromState(state, approval),
     commandId,
@@ -340,156 +231,6 @@ export function decideApiReminder(
     ],
     { conversation: request.conversation },
   );
-}
-
-/** After a restart every pending approval's prompt is refreshed "still valid". */
-export function apiRefreshes(state: SessionState): {
-  callIds: string[];
-  drafts: OutputDraft[];
-  conversations: Conversation[];
-} {
-  const pending = pendingApiApprovals(state);
-  return {
-    callIds: pending.map(([callId]) => callId),
-    drafts: pending.map(([callId, approval]) => ({
-      type: 'ToolInteractionUpdate',
-      callId,
-      status: 'RefreshedAfterRestart',
-      reason: 'the service restarted; this request is still valid',
-      request: approval.request,
-    })),
-    conversations: pending.map(([, approval]) => approval.request.conversation),
-  };
-}
-
-interface ApprovalRef {
-  readonly approvalId: string;
-  readonly clientId: string;
-  readonly conversation: Conversation;
-  readonly tool: string;
-}
-
-function approvalOf(command: ApprovalRequest): ApprovalRef {
-  return {
-    approvalId: command.approvalId,
-    clientId: command.clientId,
-    conversation: command.conversation,
-    tool: command.tool,
-  };
-}
-
-function approvalFromState(state: SessionState, approval: PendingApiApproval): ApprovalRef {
-  const { request } = approval;
-  if (state.apiClientId === undefined) throw new Error(`${state.sessionId} is no agent session`);
-  return {
-    approvalId: request.callId,
-    clientId: state.apiClientId,
-    conversation: request.conversation,
-    tool: request.toolName,
-  };
-}
-
-/** Journals the one decision and hands its `ApprovalDecided` to the outbox with the outputs. */
-function decide(
-  recorder: SessionRecorder,
-  approval: ApprovalRef,
-  commandId: string,
-  status: ApprovalStatus,
-  decision: ApprovalDecision | null,
-  drafts: readonly OutputDraft[],
-): void {
-  const decided: ApprovalDecided = {
-    type: 'ApprovalDecided',
-    v: PROTOCOL_VERSION,
-    id: approvalDecidedId(approval.approvalId),
-    occurredAt: recorder.clock,
-    sessionId: recorder.current.sessionId,
-    approvalId: approval.approvalId,
-    clientId: approval.clientId,
-    status,
-    decision,
-    decidedAt: recorder.clock,
-  };
-  recorder.record(
-    {
-      type: 'ApiApprovalDecided',
-      commandId,
-      approvalId: approval.approvalId,
-      clientId: approval.clientId,
-      conversation: approval.conversation,
-      tool: approval.tool,
-      status,
-      decision,
-    },
-    drafts,
-    { conversation: approval.conversation, decisions: [decided] },
-  );
-}
-
-/**
- * A standing grant of an approver decides at once: "Allow in this chat" given in this agent
- * session for this tool, or "Always allow" given for this client and tool. The first approver
- * holding one is named as the one who decided. The grants are read in the decision's own
- * transaction: a second pooled connection per decision could deadlock a busy pool (D2).
- */
-async function grantFor(
-  recorder: SessionRecorder,
-  command: ApprovalRequest,
-  deps: SessionDeps,
-): Promise<ApprovalDecision | undefined> {
-  const state = recorder.current;
-  const offered = new Set(command.options);
-  const by = (id: string, displayName?: string) => ({
-    platform: command.conversation.platform,
-    id,
-    ...(displayName === undefined ? {} : { displayName }),
-  });
-  if (offered.has('approve_session')) {
-    const holder = command.approvers.find((p) => holdsSessionGrant(state, p.id, command.tool));
-    if (holder) {
-      return {
-        option: 'approve_session',
-        by: by(holder.id, holder.displayName),
-        via: 'grant',
-        reason: null,
-      };
-    }
-  }
-  if (offered.has('approve_always')) {
-    for (const approver of command.approvers) {
-      const held = await recorder.readThrough((connection) =>
-        deps.grants.isAlwaysAllowed(
-          command.conversation,
-          approver.id,
-          command.tool,
-          command.clientId,
-          connection,
-        ),
-      );
-      if (held) {
-        return {
-          option: 'approve_always',
-          by: by(approver.id, approver.displayName),
-          via: 'grant',
-          reason: null,
-        };
-      }
-    }
-  }
-  return undefined;
-}
-
-/** The request's deadline; reminders from the tool policy when its apiTools name the tool. */
-function timerPolicy(command: ApprovalRequest, deps: SessionDeps) {
-  const remindMs = deps.policy.apiEntryFor(command.tool)?.remindMs ?? [];
-  const deadline = command.deadline === undefined ? undefined : parseDuration(command.deadline);
-  const deadlineMs = deadline?.ok ? deadline.ms : undefined;
-  if (deadlineMs === undefined && remindMs.length === 0) return undefined;
-  return {
-    remindMs: deadlineMs === undefined ? remindMs : remindMs.filter((ms) => ms < deadlineMs),
-    onDeadline: command.onDeadline ?? 'expire',
-    ...(deadlineMs === undefined ? {} : { deadlineMs }),
-  };
 }
 
 function refuseApi(

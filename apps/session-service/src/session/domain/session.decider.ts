@@ -17,7 +17,7 @@ import {
   pendingFor,
   type SessionState,
 } from '@tollgate/session-read-model';
-import { apiRefreshes } from './api-approval.decider';
+import { apiRefreshes } from './api-approval-outcome';
 import { abandonSubAgents } from './sub-agent.decider';
 import type { OutputDraft, SessionRecorder } from './session-recorder';
 import { answerVia } from './answer-via';

@@ -20,11 +20,11 @@ import {
   decideApiResponse,
   decideApiUndeliverable,
   decideApprovalCancel,
-  decideApprovalRequest,
 } from '../api-approval.decider';
 import { decidePromptTimer } from '../prompt-timer.decider';
 import type { PromptTimer } from '../prompt-timer';
 import type { SessionDeps } from '../session-deps';
+import { requestApproval } from '../../request-approval';
 import {
   type JournaledEvent,
   replay,
@@ -65,7 +65,7 @@ export class AgentSessionGiven {
 
   request(overrides: Partial<ApprovalRequest> = {}): Promise<AgentDecision> {
     const command = anApprovalRequest(overrides);
-    return this.decide((r) => decideApprovalRequest(r, command, this.deps));
+    return this.decide((r) => requestApproval(r, command, this.deps));
   }
 
   cancel(overrides: Partial<ApprovalCancel> = {}): Promise<AgentDecision> {
