@@ -5,7 +5,6 @@ import { ToolGrantsPerPerson1795998600000 } from './migrations/tool-grants-per-p
 import { ToolGrants1764633600000 } from './migrations/tool-grants.migration';
 import { ToolGrantsScoped1796343000000 } from './migrations/tool-grants-scoped.migration';
 import { GrantEndsAudited1796344000000 } from './migrations/grant-ends-audited.migration';
-import { AuditSealedLater1796430000000 } from '@tollgate/audit';
 
 /**
  * Every migration of the session-service's schema, in order: the service runs them at start
@@ -20,5 +19,4 @@ export const SESSION_SCHEMA_MIGRATIONS = [
   SessionGrants1796169600000,
   ToolGrantsScoped1796343000000,
   GrantEndsAudited1796344000000,
-  AuditSealedLater1796430000000,
 ];

@@ -1,4 +1,4 @@
-import { AuditLog1796256000000 } from '@tollgate/audit';
+import { AuditLog1796256000000, AuditSealedLater1796430000000 } from '@tollgate/audit';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { PromptTimers1796122000000 } from './prompt-timers.migration';
 import { CommandLedgerPlatform1764806400000 } from './command-ledger-platform.migration';
@@ -142,4 +142,7 @@ export const SESSION_SERVICE_MIGRATIONS = [
   AuditLog1796256000000,
   // D7: the outbox writer stores each row's traceparent, so it is part of the journal too.
   OutboxTraceparent1796287700000,
+  // G4: a commit inserts its audit entries unchained and the sealer links them later, so the
+  // journal's own insert needs the columns the sealer fills to be nullable.
+  AuditSealedLater1796430000000,
 ];
