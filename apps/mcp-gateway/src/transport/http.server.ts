@@ -61,7 +61,10 @@ export function createHttpServer(
     let parsed: unknown;
     if (req.method === 'POST') {
       const body = await readBody(req, BODY_LIMIT);
-      if (body === undefined) return rpcError(res, 413, -32600, 'request body too large');
+      if (body === undefined) {
+        res.setHeader('connection', 'close');
+        return rpcError(res, 413, -32600, 'request body too large');
+      }
       try {
         parsed = JSON.parse(body);
       } catch {
@@ -95,8 +98,8 @@ function rpcError(
 }
 
 /**
- * Reads a request body up to `limit` bytes; undefined when it is larger (the request is then
- * destroyed, as leaving a `for await` over it does). Listeners, not an async iterator: the
+ * Reads a request body up to `limit` bytes; undefined when it is larger (the rest is then
+ * drained unbuffered). Listeners, not an async iterator: the
  * iterator's stream plumbing per request was a visible share of an allowed call's CPU.
  */
 function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
@@ -112,8 +115,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) return void chunks.push(chunk);
+      // Keep the socket: destroying it here would hang up on the agent before its 413. The
+      // rest of the body is read and dropped (nothing buffered), and the answer closes the
+      // connection.
       stop();
-      req.destroy();
+      chunks.length = 0;
+      req.resume();
       resolve(undefined);
     };
     const onEnd = () => {
