@@ -97,12 +97,22 @@ describe('X3 — Mattermost clicks are bound to their post, channel and channel 
     });
   }
 
+  /**
+   * What the session's people sent through the binding: the binding's own report of each post
+   * (G4 ToolInteractionShown) is neither an answer nor something a refused click published.
+   */
+  function answersFor(sessionId: string) {
+    return binding.commands.filter(
+      (c) => c.command.sessionId === sessionId && c.command.type !== 'ToolInteractionShown',
+    );
+  }
+
   /** Nothing reached the command stream for the session, up to a message sent now. */
   async function expectNothingPublished(shown: Shown): Promise<void> {
     const text = `sentinel ${uniqueToken('')}`;
     expect((await driver.say(binding.url, shown.conversation, text, alice)).status).toBe(200);
     const published = await waitFor('the sentinel message on the command stream', () => {
-      const found = binding.commands.filter((c) => c.command.sessionId === shown.request.sessionId);
+      const found = answersFor(shown.request.sessionId);
       return found.some((c) => c.command.type === 'UserMessage' && c.command.text === text)
         ? found
         : undefined;
@@ -128,7 +138,7 @@ describe('X3 — Mattermost clicks are bound to their post, channel and channel 
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({});
     const [published] = await waitFor('the response', () => {
-      const found = binding.commands.filter((c) => c.command.sessionId === shown.request.sessionId);
+      const found = answersFor(shown.request.sessionId);
       return found.length > 0 ? found : undefined;
     });
     expect(published.command).toMatchObject({
