@@ -81,17 +81,7 @@ describe.each(platforms)(
           .messagesIn(conversation)
           .find((m) => m.buttons.some((b) => b.label === 'Edit & approve')),
       );
-      // A binding journals a post once the platform answered it, so the stand-in shows the post
-      // a moment before the binding can place a click on it (Mattermost refuses such a click as
-      // `wrong_post`): a person cannot click inside that moment, a test can.
-      const sessionId = deriveSessionId(conversation);
-      await waitFor('the binding to journal the prompt', async () =>
-        (await binding.journal()).some(
-          (row) => row.session_id === sessionId && row.type === 'PendingApprovalPromptTracked',
-        )
-          ? true
-          : undefined,
-      );
+      await binding.promptTracked(deriveSessionId(conversation));
       return prompt;
     };
 

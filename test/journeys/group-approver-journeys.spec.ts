@@ -103,15 +103,7 @@ describe.each(platforms)('G1 — a platform group as the approvers, through %s',
         .find((m) => m.buttons.some((b) => b.label === 'Approve once')),
     );
     const sessionId = deriveSessionId(conversation);
-    // The stand-in shows a post a moment before the binding journals it; Mattermost refuses a
-    // click in that moment (wrong_post), which a person cannot hit and a test can.
-    await waitFor('the binding to journal the prompt', async () =>
-      (await binding.journal()).some(
-        (row) => row.session_id === sessionId && row.type === 'PendingApprovalPromptTracked',
-      )
-        ? true
-        : undefined,
-    );
+    await binding.promptTracked(sessionId);
     return { conversation, sessionId, prompt };
   }
 

@@ -76,13 +76,7 @@ describe.each(platforms)('G1 — two-person rule and quorum, whole system throug
     const prompt = await shown(conversation, 'the prompt with its tally', (m) =>
       m.text.includes('0 of 2 approvals'),
     );
-    await waitFor('the binding to journal the prompt', async () =>
-      (await binding.journal()).some(
-        (row) => row.session_id === sessionId && row.type === 'PendingApprovalPromptTracked',
-      )
-        ? true
-        : undefined,
-    );
+    await binding.promptTracked(sessionId);
     return { conversation, sessionId, prompt };
   }
 

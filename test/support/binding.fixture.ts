@@ -221,6 +221,22 @@ export class BindingFixture {
     await jetstream(this.nc).publish(subject, new TextEncoder().encode(payload), { msgID: msgId });
   }
 
+  /**
+   * Waits until the binding journals a prompt of the session as tracked. A binding journals a
+   * post once the platform answered it, so a stand-in shows the post a moment before the
+   * binding can place a click on it (Mattermost refuses one in that moment as `wrong_post`):
+   * a person cannot click inside that moment, a test can.
+   */
+  async promptTracked(sessionId: string): Promise<void> {
+    await waitFor('the binding to journal the prompt', async () =>
+      (await this.journal()).some(
+        (row) => row.session_id === sessionId && row.type === 'PendingApprovalPromptTracked',
+      )
+        ? true
+        : undefined,
+    );
+  }
+
   async journal(): Promise<PromptJournalRow[]> {
     return withClient(async (client) => {
       const result = await client.query<PromptJournalRow>(

@@ -1,6 +1,7 @@
 import { fromJsonbValue } from '@tollgate/persistence';
-import type { AuditEntry, AuditKind, AuditVia, AuditWho } from './audit-entry';
+import type { AuditEntry, AuditWho } from './audit-entry';
 import type { AuditQueryable } from './audit-appender';
+import type { UnsealedRow } from './audit-sealer';
 
 /** A connection the reader may open a transaction on (a TypeORM QueryRunner). */
 export interface AuditSession extends AuditQueryable {
@@ -16,18 +17,9 @@ export interface DayRange {
   readonly until?: string;
 }
 
-interface Row {
-  seq: string;
-  day: string;
+/** A sealed entry: what the sealer read, with the position and hashes it gave it. */
+interface Row extends UnsealedRow {
   n: number;
-  at: Date;
-  kind: AuditKind;
-  session_id: string;
-  call_id: string | null;
-  who: AuditWho | null;
-  via: AuditVia | null;
-  arguments_hash: string | null;
-  detail: Record<string, unknown>;
   prev_hash: string;
   hash: string;
 }

@@ -8,7 +8,8 @@ export interface AuditDatabase extends AuditQueryable {
   transaction<T>(work: (tx: AuditQueryable) => Promise<T>): Promise<T>;
 }
 
-interface UnsealedRow {
+/** An entry as committed, before the sealer links it. */
+export interface UnsealedRow {
   seq: string;
   day: string;
   at: Date;
