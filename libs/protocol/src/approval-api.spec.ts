@@ -95,6 +95,18 @@ describe('A2 — ApprovalRequest and ApprovalCancel', () => {
     ],
     ['no approvers', { approvers: [] }, /approvers/],
     [
+      'a group named twice',
+      {
+        approverGroups: [{ id: 'S03' }, { id: 'S03', name: 'ops' }],
+      },
+      /approverGroups/,
+    ],
+    [
+      'six groups',
+      { approverGroups: Array.from({ length: 6 }, (_, i) => ({ id: `S${i}` })) },
+      /approverGroups/,
+    ],
+    [
       '21 approvers',
       { approvers: Array.from({ length: 21 }, (_, i) => ({ id: `U${i}` })) },
       /approvers/,
@@ -113,6 +125,16 @@ describe('A2 — ApprovalRequest and ApprovalCancel', () => {
     const result = parseCommand(anApprovalRequest(overrides));
     expect(result).toMatchObject({ ok: false, reason: 'invalid_payload' });
     if (!result.ok) expect(result.detail).toMatch(detail);
+  });
+
+  it('G1 accepts a request whose only approvers are a platform group, and no quorum check against it', () => {
+    for (const overrides of [
+      { approvers: [], approverGroups: [{ id: 'S03', name: 'ops' }] },
+      { approvers: [{ id: 'U1' }], approverGroups: [{ id: 'S03' }], quorum: 3 },
+    ]) {
+      const request = anApprovalRequest(overrides);
+      expect(parseCommand(request)).toEqual({ ok: true, value: request });
+    }
   });
 
   it('A2 refuses arguments over 256 KiB or nested deeper than 64, without overflowing', () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { APPROVAL_ID_PATTERN, CLIENT_ID_PATTERN } from './approval-ids';
+import { approverGroupsSchema } from './approver-group.schema';
 import { argumentsHashOf } from './arguments-hash';
 import { parseDuration } from './duration';
 import { commandEnvelopeFields } from './envelope.schema';
@@ -38,9 +39,9 @@ export const approvalRequestSchema = z
       session: z.string().min(1).max(LIMITS.agentSession),
     }),
     onBehalfOf: personSchema.optional(),
+    /** Revised 2026-12-01 (f): may be empty when `approverGroups` names a group. */
     approvers: z
       .array(personSchema)
-      .min(1)
       .max(LIMITS.approvers)
       .refine(
         (approvers) => new Set(approvers.map((p) => p.id)).size === approvers.length,
@@ -59,8 +60,20 @@ export const approvalRequestSchema = z
     quorum: z.number().int().min(1).max(LIMITS.approvers).optional(),
     /** Added 2026-12-01 (c), G1: `onBehalfOf` may deny the call but not approve it. */
     separateApprover: z.boolean().optional(),
+    /**
+     * Added 2026-12-01 (f), G1: platform groups whose members may answer too, resolved by the
+     * posting binding as for a tool policy's groups (§9).
+     */
+    approverGroups: approverGroupsSchema.optional(),
   })
   .superRefine((request, ctx) => {
+    if (request.approvers.length === 0 && request.approverGroups === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approvers'],
+        message: 'must name a person, or approverGroups a group',
+      });
+    }
     if (request.id !== `api:${request.approvalId}`) {
       ctx.addIssue({ code: 'custom', path: ['id'], message: 'must be api:<approvalId>' });
     }
@@ -86,14 +99,17 @@ export const approvalRequestSchema = z
 
 /**
  * Why an API approval's quorum can never be reached, or undefined: it needs more approvers than
- * it names (leaving out `onBehalfOf` under `separateApprover`).
+ * it names (leaving out `onBehalfOf` under `separateApprover`); never checked with a group.
  */
 export function apiQuorumProblem(request: {
   readonly approvers: readonly { readonly id: string }[];
+  readonly approverGroups?: readonly unknown[];
   readonly onBehalfOf?: { readonly id: string };
   readonly quorum?: number;
   readonly separateApprover?: boolean;
 }): string | undefined {
+  // A group's size is known only when the binding posts the prompt (as for a policy's groups).
+  if (request.approverGroups !== undefined && request.approverGroups.length > 0) return undefined;
   const required = request.quorum ?? 1;
   const excluded = request.separateApprover === true ? request.onBehalfOf?.id : undefined;
   const eligible = request.approvers.filter((p) => p.id !== excluded).length;

@@ -1,5 +1,6 @@
 import type { ApprovalClient } from '@tollgate/approval-clients';
 import { checkApprovalBody } from './approval-body.rules';
+import { approvalRequestOf } from './approval-commands';
 
 const client: ApprovalClient = {
   id: 'cli_000000000000000000000001',
@@ -121,6 +122,69 @@ describe('G1 checkApprovalBody: quorum and separateApprover', () => {
     expect(checkApprovalBody({ ...minimal, separateApprover: 'yes' }, client)).toMatchObject({
       ok: false,
       code: 'invalid_separate_approver',
+    });
+  });
+
+  it('G1 API group: takes a platform group the client may ask beside persons, and carries it to the command', () => {
+    const withGroup = { ...client, approvers: ['U1', 'U2', 'S03'] };
+    const verdict = checkApprovalBody(
+      { ...minimal, approvers: [{ group: 'S03', name: 'ops' }], quorum: 2 },
+      withGroup,
+    );
+    expect(verdict).toMatchObject({
+      ok: true,
+      ask: { approvers: [], approverGroups: [{ id: 'S03', name: 'ops' }], quorum: 2 },
+    });
+    const mixed = checkApprovalBody({ ...minimal, approvers: ['U1', { group: 'S03' }] }, withGroup);
+    expect(mixed).toMatchObject({
+      ok: true,
+      ask: { approvers: ['U1'], approverGroups: [{ id: 'S03' }] },
+    });
+    if (!verdict.ok) throw new Error('refused');
+    const command = approvalRequestOf(
+      'apr_00000000000000000000000000',
+      withGroup,
+      verdict.ask,
+      new Date(0),
+    );
+    expect(command.approverGroups).toEqual([{ id: 'S03', name: 'ops' }]);
+    expect(command.approvers).toEqual([]);
+  });
+
+  it.each([
+    ['a group with another field', [{ group: 'S03', role: 'x' }], 'invalid_approver_group'],
+    ['a group with no id', [{ name: 'ops' }], 'invalid_approver_group'],
+    ['a group id that is not text', [{ group: 3 }], 'invalid_approver_group'],
+    ['an empty group name', [{ group: 'S03', name: '' }], 'invalid_approver_group'],
+    [
+      'an 81-character group name',
+      [{ group: 'S03', name: 'n'.repeat(81) }],
+      'invalid_approver_group',
+    ],
+    ['a group twice', [{ group: 'S03' }, { group: 'S03', name: 'ops' }], 'invalid_approver_group'],
+    [
+      'six groups',
+      Array.from({ length: 6 }, (_, i) => ({ group: `S0${i}` })),
+      'invalid_approver_group',
+    ],
+    ['a list inside the list', [['S03']], 'invalid_approvers'],
+  ])(
+    'G1 API group: refuses approvers with %s, a 400 naming the field',
+    (_case, approvers, code) => {
+      const many = { ...client, approvers: ['S03', 'S00', 'S01', 'S02', 'S04', 'S05'] };
+      expect(checkApprovalBody({ ...minimal, approvers }, many)).toMatchObject({
+        ok: false,
+        status: 400,
+        code,
+      });
+    },
+  );
+
+  it('G1 API group: a group the client was not created with is 403 route_not_allowed', () => {
+    expect(checkApprovalBody({ ...minimal, approvers: [{ group: 'S03' }] }, client)).toMatchObject({
+      ok: false,
+      status: 403,
+      code: 'route_not_allowed',
     });
   });
 });

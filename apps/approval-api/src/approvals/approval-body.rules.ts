@@ -1,6 +1,7 @@
-import { approversAllowed, type ApprovalClient, routeAllowed } from '@tollgate/approval-clients';
+import { type ApprovalClient, routeAllowed } from '@tollgate/approval-clients';
 import {
   apiQuorumProblem,
+  type ApproverGroup,
   jsonArgumentsProblem,
   type JsonObject,
   LIMITS,
@@ -9,6 +10,7 @@ import {
   parseDuration,
   type Platform,
 } from '@tollgate/protocol';
+import { approversAllowedFor, ApproversRefusal, readApprovers } from './approval-approvers.rules';
 
 /** A create request after validation and the client's defaults. */
 export interface ApprovalAsk {
@@ -23,6 +25,8 @@ export interface ApprovalAsk {
     readonly thread: string;
   };
   readonly approvers: readonly string[];
+  /** G1 (2026-12-01 (f)): platform groups whose members may answer too. */
+  readonly approverGroups?: readonly ApproverGroup[];
   readonly onBehalfOf: string | null;
   readonly options: readonly OptionKey[];
   readonly deadline?: string;
@@ -85,6 +89,8 @@ export function checkApprovalBody(body: unknown, client: ApprovalClient): BodyVe
   } catch (error) {
     if (error instanceof Refusal)
       return { ok: false, status: error.status, code: error.code, message: error.message };
+    if (error instanceof ApproversRefusal)
+      return { ok: false, status: 400, code: error.code, message: error.message };
     throw error;
   }
 }
@@ -107,7 +113,9 @@ function read(body: unknown, client: ApprovalClient): ApprovalAsk {
         });
   const agent = readAgent(body.agent, client);
   const route = readRoute(body.route, client);
-  const approvers = readApprovers(body.approvers, client);
+  const asked = readApprovers(body.approvers, client);
+  const approvers = [...asked.persons];
+  const approverGroups = asked.groups.length > 0 ? [...asked.groups] : undefined;
   const onBehalfOf =
     body.onBehalfOf === undefined || body.onBehalfOf === null
       ? client.onBehalfOf
@@ -120,6 +128,7 @@ function read(body: unknown, client: ApprovalClient): ApprovalAsk {
   const separateApprover = readSeparateApprover(body.separateApprover);
   const quorumProblem = apiQuorumProblem({
     approvers: approvers.map((id) => ({ id })),
+    ...(approverGroups === undefined ? {} : { approverGroups }),
     ...(onBehalfOf === null ? {} : { onBehalfOf: { id: onBehalfOf } }),
     ...(quorum === undefined ? {} : { quorum }),
     ...(separateApprover === undefined ? {} : { separateApprover }),
@@ -135,7 +144,7 @@ function read(body: unknown, client: ApprovalClient): ApprovalAsk {
     })
   )
     throw new Refusal(403, 'route_not_allowed', 'this client may not ask in that conversation');
-  if (!approversAllowed(client, approvers))
+  if (!approversAllowedFor(client, asked))
     throw new Refusal(403, 'route_not_allowed', 'this client may not ask those approvers');
 
   return {
@@ -145,6 +154,7 @@ function read(body: unknown, client: ApprovalClient): ApprovalAsk {
     agent,
     route,
     approvers,
+    ...(approverGroups === undefined ? {} : { approverGroups }),
     onBehalfOf,
     options,
     ...(deadline === undefined ? {} : { deadline }),
@@ -225,16 +235,6 @@ function readRoute(raw: unknown, client: ApprovalClient): ApprovalAsk['route'] {
     channel: field('channel', fallback.channelId, false),
     thread: field('thread', channelGiven ? '' : fallback.threadId, true),
   };
-}
-
-function readApprovers(raw: unknown, client: ApprovalClient): string[] {
-  if (raw === undefined || raw === null) return [...client.approvers].slice(0, LIMITS.approvers);
-  if (!Array.isArray(raw) || raw.length === 0 || raw.length > LIMITS.approvers)
-    throw bad('invalid_approvers', 'approvers must be a list of 1 to 20 person ids');
-  const ids = raw.map((id) => identifier(id, 'invalid_approvers', 'approvers[]'));
-  if (new Set(ids).size !== ids.length)
-    throw bad('invalid_approvers', 'approvers must not name a person twice');
-  return ids;
 }
 
 function readOptions(raw: unknown): OptionKey[] {

@@ -38,6 +38,7 @@ export function approvalRequestOf(
     caller: { name: ask.agent.name, session: ask.agent.session },
     ...(ask.onBehalfOf === null ? {} : { onBehalfOf: { id: ask.onBehalfOf } }),
     approvers: ask.approvers.map((id) => ({ id })),
+    ...(ask.approverGroups === undefined ? {} : { approverGroups: [...ask.approverGroups] }),
     options: [...ask.options],
     ...(ask.deadline === undefined ? {} : { deadline: ask.deadline }),
     ...(ask.onDeadline === undefined ? {} : { onDeadline: ask.onDeadline }),

@@ -197,6 +197,9 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
             tool: event.tool,
             caller: event.caller,
             approvers: event.approvers.map((p) => p.id),
+            ...(event.request?.approverGroups
+              ? { approverGroups: event.request.approverGroups.map((g) => g.id) }
+              : {}),
             prompted: event.request !== undefined,
           },
         }),

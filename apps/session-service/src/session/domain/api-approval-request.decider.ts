@@ -3,7 +3,9 @@ import {
   type ApprovalRequest,
   type Conversation,
   parseDuration,
+  type Person,
   standardOptions,
+  TOLLGATE_DECIDER_ID,
 } from '@tollgate/protocol';
 import {
   hasOwnEntry,
@@ -136,10 +138,12 @@ export function decideApprovalRequest(
           ...(command.onBehalfOf === undefined ? {} : { onBehalfOf: command.onBehalfOf }),
         },
         approvers: command.approvers,
+        ...(command.approverGroups ? { approverGroups: command.approverGroups } : {}),
         maxChars: PROMPT_TEXT_BUDGET[command.conversation.platform],
       }),
-      requester: command.approvers[0],
-      approvers: command.approvers,
+      requester: requesterOf(command),
+      ...(command.approvers.length > 0 ? { approvers: command.approvers } : {}),
+      ...(command.approverGroups ? { approverGroups: [...command.approverGroups] } : {}),
       principal: 'user',
       options,
       ...(quorum ? { quorum } : {}),
@@ -192,6 +196,18 @@ function grantFor(
 function sessionGrantHolder(state: SessionState, command: ApprovalRequest) {
   if (!command.options.includes('approve_session')) return undefined;
   return command.approvers.find((p) => holdsSessionGrant(state, p.id, command.tool));
+}
+
+/**
+ * The prompt's requester: the first named approver, as before groups. A request naming only
+ * groups has no such person: the one it is on behalf of (who may withdraw it, as in a tally),
+ * else Tollgate itself, whom no one can answer as.
+ */
+function requesterOf(command: ApprovalRequest): Person {
+  return (
+    command.approvers[0] ??
+    command.onBehalfOf ?? { id: TOLLGATE_DECIDER_ID, displayName: 'Tollgate' }
+  );
 }
 
 /** The request's deadline; reminders from the tool policy when its apiTools name the tool. */

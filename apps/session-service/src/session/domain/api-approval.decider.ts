@@ -3,6 +3,7 @@ import {
   type ApprovalCancel,
   type RejectionReason,
   TOLLGATE_DECIDER_ID,
+  type ToolInteractionRequest,
   type ToolInteractionResponse,
   type ToolInteractionUndeliverable,
   WITHDRAWN_BY_AGENT,
@@ -104,7 +105,7 @@ export function decideApiResponse(
     );
     return;
   }
-  if (!(request.approvers ?? [request.requester]).some((p) => p.id === command.sender.id)) {
+  if (!mayAnswer(request, command)) {
     refuseApi(recorder, command, 'wrong_requester');
     return;
   }
@@ -157,6 +158,19 @@ export function decideApiResponse(
       },
     ],
   );
+}
+
+/**
+ * Who may give the one answer (no quorum): a named approver, or a member of a named group as
+ * the posting binding found them (`memberOf`, G1); the requester only when neither is named.
+ */
+function mayAnswer(request: ToolInteractionRequest, command: ToolInteractionResponse): boolean {
+  const { approvers, approverGroups } = request;
+  if (approvers === undefined && approverGroups === undefined)
+    return request.requester.id === command.sender.id;
+  if (approvers?.some((p) => p.id === command.sender.id)) return true;
+  const groups = (approverGroups ?? []).map((g) => g.id);
+  return (command.memberOf ?? []).some((id) => groups.includes(id));
 }
 
 /** The prompt could never be shown: the approval expires rather than wait for nobody. */
@@ -226,7 +240,8 @@ export function decideApiReminder(
         type: 'TextOutput',
         role: 'notice',
         text: `Reminder: the request to run ${request.toolName} is still waiting for an answer.`,
-        mention: request.requester,
+        // A request naming only groups has no one person to address.
+        ...(request.approvers?.[0] ? { mention: request.approvers[0] } : {}),
       },
     ],
     { conversation: request.conversation },

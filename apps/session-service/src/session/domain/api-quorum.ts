@@ -27,6 +27,9 @@ export function apiQuorum(command: ApprovalRequest): Quorum | undefined {
     rule: {
       required,
       approvers: command.approvers,
+      ...(command.approverGroups
+        ? { approverGroups: command.approverGroups.map((g) => g.id) }
+        : {}),
       ...(separateFrom ? { separateFrom } : {}),
     },
     approvals: [],
@@ -55,6 +58,7 @@ export function answerApiTally(
     by: command.sender,
     approve: option.key !== 'deny',
     at: recorder.clock,
+    ...(command.memberOf === undefined ? {} : { memberOf: command.memberOf }),
   });
   const platform = request.conversation.platform;
   const decision = (approvals: readonly ApprovalCount[]): ApprovalDecision => ({
