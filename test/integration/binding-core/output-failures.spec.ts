@@ -397,6 +397,36 @@ describe('binding core: failures and concurrent replicas', () => {
     }
   });
 
+  it('R3 a text post that got no answer holds its delivery until it could have landed: a late reply is adopted, not posted twice', async () => {
+    const landing = await BindingHarness.open('bcoretextland', {
+      ackWaitMs: 2_000,
+      landingMs: 2_000,
+    });
+    try {
+      await landing.startConsumer('replica-a');
+      const text = promptOutputs().text(5);
+      // The call times out and the platform makes the post anyway, later than a retry that
+      // looked at once would have looked for it (R7 saw a Slack reply shown twice so).
+      landing.adapter.failNext('postText', {
+        kind: 'transient',
+        reason: 'timeout',
+        unanswered: true,
+        landsAfterMs: 800,
+      });
+
+      const final = await landing.settled(await landing.publish(text));
+      await landing.adapter.lateLandings();
+
+      expect(final.handled).toMatchObject({ outcome: 'text_posted' });
+      const [post, ...more] = landing.adapter.textsFor(text.id);
+      expect(more).toEqual([]);
+      expect(final.handled).toMatchObject({ messageRef: post.ref });
+      expect(landing.adapter.callsOf('postText')).toHaveLength(1);
+    } finally {
+      await landing.close();
+    }
+  });
+
   it('R3 a retried post a platform answers with the post it already made is journaled with that post’s nonce', async () => {
     const p = promptOutputs();
     harness.adapter.dedupesPosts = true;

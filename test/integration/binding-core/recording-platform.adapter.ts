@@ -9,7 +9,7 @@ import type {
 import type { Conversation, Person, Platform, TextRole } from '@tollgate/protocol';
 
 export type PlatformOperation =
-  'postPrompt' | 'editPrompt' | 'sendNotice' | 'postText' | 'findPostedPrompt';
+  'postPrompt' | 'editPrompt' | 'sendNotice' | 'postText' | 'findPostedPrompt' | 'findPostedText';
 
 /** A failure to inject; `afterAccepting` = the platform did it, then the call timed out. */
 export type InjectedFailure = PlatformFailure & {
@@ -155,6 +155,14 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
         ...(post.target.postNonce === undefined ? {} : { postNonce: post.target.postNonce }),
       };
     });
+  }
+
+  /** The text posted with this output id, as a platform with message metadata reads back. */
+  async findPostedText(
+    _conversation: Conversation,
+    outputId: string,
+  ): Promise<MessageRef | undefined> {
+    return this.perform('findPostedText', () => this.textsFor(outputId)[0]?.ref);
   }
 
   classifyFailure(error: unknown): PlatformFailure {

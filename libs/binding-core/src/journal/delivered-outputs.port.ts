@@ -29,5 +29,10 @@ export interface DeliveredOutputs {
   claim(request: DeliveryClaimRequest): Promise<DeliveryClaim>;
   /** Marks it delivered; false when the lease was lost meanwhile. */
   complete(lease: DeliveryLease, messageRef?: MessageRef): Promise<boolean>;
-  release(lease: DeliveryLease): Promise<void>;
+  /**
+   * Ends the lease after a failed effect so a retry need not wait it out; with `holdMs`, keeps
+   * it that much longer instead (a post that may still land holds its output until it could
+   * have, so the retry's look finds it).
+   */
+  release(lease: DeliveryLease, holdMs?: number): Promise<void>;
 }

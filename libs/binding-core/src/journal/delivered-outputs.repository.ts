@@ -72,12 +72,18 @@ export class DeliveredOutputsRepository implements DeliveredOutputs {
     return (row?.updated ?? 0) > 0;
   }
 
-  async release(lease: DeliveryLease): Promise<void> {
+  async release(lease: DeliveryLease, holdMs = 0): Promise<void> {
     const dataSource = await this.db();
     await dataSource.query(
-      `UPDATE delivered_outputs SET lease_owner = NULL, lease_until = NULL
-       WHERE output_id = $1 AND claim_id = $2 AND delivered_at IS NULL`,
-      [lease.outputId, lease.claimId],
+      holdMs > 0
+        ? `UPDATE delivered_outputs
+           SET lease_until = clock_timestamp() + $3::int * interval '1 millisecond'
+           WHERE output_id = $1 AND claim_id = $2 AND delivered_at IS NULL`
+        : `UPDATE delivered_outputs SET lease_owner = NULL, lease_until = NULL
+           WHERE output_id = $1 AND claim_id = $2 AND delivered_at IS NULL`,
+      holdMs > 0
+        ? [lease.outputId, lease.claimId, Math.ceil(holdMs)]
+        : [lease.outputId, lease.claimId],
     );
   }
 }

@@ -9,7 +9,8 @@ import type {
 import type { PromptJournal } from '../journal/prompt-journal.port';
 import type { MessageRef, PacedCall, PlatformAdapter } from '../platform-adapter.port';
 import { decidePrompt } from '../prompt/prompt-lifecycle.decider';
-import { effectFailure, type PlatformEffect } from './effect-failure';
+import { deliveryHoldMs } from './delivery-failure.policy';
+import { classifyPlatformFailure, effectFailure, type PlatformEffect } from './effect-failure';
 import { deliveryCall, type PacedPlatformCall } from './paced-platform-call';
 
 /**
@@ -26,6 +27,8 @@ export interface DeliverOnceDeps {
   readonly adapter: PlatformAdapter;
   readonly replicaId: string;
   readonly leaseMs: number;
+  /** How long a post that got no answer keeps its output held (HandleOutputDeps.landingMs). */
+  readonly landingMs: number;
   readonly calls: PacedPlatformCall;
 }
 
@@ -110,7 +113,10 @@ export class DeliverOnce {
     const paced = deliveryCall(output);
     const result =
       found ??
-      (await this.underDeliveryLease(claim.lease, log, paced.effect, effect.deliver, paced));
+      (await this.underDeliveryLease(claim.lease, log, paced.effect, effect.deliver, {
+        paced,
+        findable: effect.find !== undefined,
+      }));
     if (await deliveries.complete(claim.lease, result ?? undefined)) {
       log.info({ kind }, 'output delivered');
     } else {
@@ -119,23 +125,41 @@ export class DeliverOnce {
     return { result };
   }
 
-  /** One platform call under a delivery lease: a failure ends the lease and says how to retry. */
+  /**
+   * One platform call under a delivery lease: a failure ends the lease (or, for a post that
+   * may still land, holds it until it could have: deliveryHoldMs) and says how to retry.
+   */
   private async underDeliveryLease<R>(
     lease: DeliveryLease,
     log: Logger,
     effect: PlatformEffect,
     call: () => Promise<R>,
-    paced?: PacedCall,
+    post?: { readonly paced: PacedCall; readonly findable: boolean },
   ): Promise<R> {
     try {
       return await call();
     } catch (error) {
-      // A release that fails only makes the retry wait for the lease to run out.
-      await this.deps.deliveries.release(lease).catch((failure: unknown) => {
-        log.warn({ err: failure }, 'could not release the delivery lease; it will run out');
+      const { adapter, deliveries, landingMs, calls } = this.deps;
+      const failure = classifyPlatformFailure(adapter, error);
+      const holdMs = deliveryHoldMs(effect, failure, {
+        landingMs,
+        findable: post?.findable ?? false,
       });
-      const failure = effectFailure(this.deps.adapter, effect, error);
-      throw paced === undefined ? failure : this.deps.calls.rateLimited(paced, failure);
+      // A release that fails only makes the retry wait for the lease to run out.
+      await deliveries.release(lease, holdMs).catch((failed: unknown) => {
+        log.warn({ err: failed }, 'could not release the delivery lease; it will run out');
+      });
+      const failed = effectFailure(adapter, effect, error);
+      const thrown = post === undefined ? failed : calls.rateLimited(post.paced, failed);
+      if (holdMs > 0) {
+        // The retry looks for this post once it could have landed, and adopts it if it did.
+        log.info(
+          { holdMs, reason: failure.reason },
+          'a post got no answer; held until it could have landed',
+        );
+        throw new TransientFailure(thrown.message, { retryAfterMs: holdMs, cause: error });
+      }
+      throw thrown;
     }
   }
 }

@@ -44,9 +44,10 @@ export interface HandleOutputDeps {
   readonly reconcileForMs: number;
   /**
    * How long a post whose call ended without an answer (a timeout, a dropped connection) keeps
-   * its prompt held. The platform may still make it: looking for it, and posting afresh when
-   * it is not there, before it could have landed would leave two live prompts, one with
-   * buttons nobody tracks. None: released at once, like any failure.
+   * its prompt, or its reply's delivery, held. The platform may still make it: looking for it,
+   * and posting afresh when it is not there, before it could have landed would leave two live
+   * prompts, one with buttons nobody tracks, or show a reply twice. None: released at once,
+   * like any failure.
    */
   readonly landingMs?: number;
   /** Where `ToolInteractionUndeliverable` goes (R2). */
@@ -93,6 +94,7 @@ export class HandleOutput {
       adapter,
       replicaId,
       leaseMs,
+      landingMs: deps.landingMs ?? 0,
       calls: this.calls,
     });
   }
