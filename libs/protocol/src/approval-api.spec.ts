@@ -94,6 +94,8 @@ describe('A2 — ApprovalRequest and ApprovalCancel', () => {
       / id: must be api/,
     ],
     ['no approvers', { approvers: [] }, /approvers/],
+    ['an always offer with no scope, ttl or uses', { always: { label: 'Always' } }, /always/],
+    ['an always offer of 1,001 uses', { always: { uses: 1001 } }, /always/],
     [
       'a group named twice',
       {

@@ -4,6 +4,7 @@ import { approverGroupsSchema } from './approver-group.schema';
 import { argumentsHashOf } from './arguments-hash';
 import { parseDuration } from './duration';
 import { commandEnvelopeFields } from './envelope.schema';
+import { grantOfferOf, grantOfferSchema } from './grant-offer';
 import { jsonArgumentsProblem, jsonArgumentsSchema } from './json-arguments';
 import { LIMITS } from './limits';
 import { optionKeySchema } from './option.schema';
@@ -65,6 +66,11 @@ export const approvalRequestSchema = z
      * posting binding as for a tool policy's groups (§9).
      */
     approverGroups: approverGroupsSchema.optional(),
+    /**
+     * Added 2026-12-01 (f), G3: what its "Always allow" gives — `scope`, `ttl`, `uses`, `label`
+     * as a tool policy's `always:`; absent, the blanket grant of before.
+     */
+    always: grantOfferSchema.optional(),
   })
   .superRefine((request, ctx) => {
     if (request.approvers.length === 0 && request.approverGroups === undefined) {
@@ -90,6 +96,14 @@ export const approvalRequestSchema = z
     }
     if (request.onDeadline !== undefined && request.deadline === undefined) {
       ctx.addIssue({ code: 'custom', path: ['onDeadline'], message: 'needs a deadline' });
+    }
+    if (request.always !== undefined) {
+      const offer = grantOfferOf(request.always);
+      if (!offer.ok) {
+        for (const { field, problem } of offer.problems) {
+          ctx.addIssue({ code: 'custom', path: ['always', field], message: problem });
+        }
+      }
     }
     const quorumProblem = apiQuorumProblem(request);
     if (quorumProblem !== undefined) {

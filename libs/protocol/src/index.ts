@@ -37,3 +37,4 @@ export { isStorableIdentifier } from './storable-identifier';
 export * from './streams';
 export * from './subject-prefix';
 export * from './subjects';
+export * from './grant-offer';

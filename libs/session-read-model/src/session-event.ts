@@ -246,6 +246,8 @@ export type SessionEvent =
       readonly options: readonly Option[];
       readonly request?: ToolInteractionRequest;
       readonly timers?: PromptTimers;
+      /** G3 (2026-12-01 (f)): what the prompt's "Always allow" gives, as the approver saw it. */
+      readonly grantOffer?: JournaledGrantOffer;
     }
   /** G1: an approval of an API approval with a quorum was counted (see ToolApprovalCounted). */
   | {
@@ -265,6 +267,10 @@ export type SessionEvent =
       readonly tool: string;
       readonly status: ApprovalStatus;
       readonly decision: ApprovalDecision | null;
+      /** G3: an "Always allow" answer's offer, for the grant it gives (`tool_grants`). */
+      readonly grantOffer?: JournaledGrantOffer;
+      /** G3: the grant that decided it (`via: 'grant'`), with the use it took. */
+      readonly grant?: GrantUse;
     }
   | { readonly type: 'SessionRecovered'; readonly pendingCallIds: readonly string[] }
   | { readonly type: 'PendingApprovalsReannounced'; readonly pendingCallIds: readonly string[] }

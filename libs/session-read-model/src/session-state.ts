@@ -97,6 +97,8 @@ export interface PendingApiApproval {
   readonly requestedSeq: number;
   /** G2: the arguments as asked, kept only when the prompt offers an edit (to run edited). */
   readonly arguments?: Readonly<Record<string, unknown>>;
+  /** G3: what its "Always allow" gives, journaled with the request. */
+  readonly grantOffer?: JournaledGrantOffer;
 }
 
 export interface RunningSubAgent {
@@ -338,6 +340,7 @@ function apply(state: SessionState, seq: number, event: SessionEvent): SessionSt
                 request: event.request,
                 requestedSeq: seq,
                 ...(event.request.editable === undefined ? {} : { arguments: event.arguments }),
+                ...(event.grantOffer === undefined ? {} : { grantOffer: event.grantOffer }),
               },
             },
           };

@@ -124,6 +124,7 @@ export class ToolGrantsRepository {
     toolName: string,
     now: Date,
     connection?: GrantConnection,
+    clientId = '',
   ): Promise<AlwaysGrantInForce | undefined> {
     const [row] = await (
       await this.on(connection)
@@ -137,9 +138,16 @@ export class ToolGrantsRepository {
     >(
       `SELECT granted_at, scope, uses_left, expires_at FROM tool_grants
        WHERE platform = $1 AND workspace_id = $2 AND person_id = $3 AND tool_name = $4
-         AND client_id = '' AND revoked_at IS NULL
+         AND client_id = $6 AND revoked_at IS NULL
          AND (expires_at IS NULL OR expires_at > $5) AND (uses_left IS NULL OR uses_left > 0)`,
-      [conversation.platform, conversation.workspaceId, personId, toolName, now.toISOString()],
+      [
+        conversation.platform,
+        conversation.workspaceId,
+        personId,
+        toolName,
+        now.toISOString(),
+        clientId,
+      ],
     );
     if (!row) return undefined;
     return {

@@ -187,4 +187,45 @@ describe('G1 checkApprovalBody: quorum and separateApprover', () => {
       code: 'route_not_allowed',
     });
   });
+
+  it('G3 API always: takes a scope, ttl and uses to offer with "Always allow", and carries them to the command', () => {
+    const always = { scope: { command: { pattern: 'ls .*' } }, ttl: '8h', uses: 2 };
+    const verdict = checkApprovalBody({ ...minimal, always }, client);
+    expect(verdict).toMatchObject({ ok: true, ask: { always } });
+    if (!verdict.ok) throw new Error('refused');
+    const command = approvalRequestOf(
+      'apr_00000000000000000000000000',
+      client,
+      verdict.ask,
+      new Date(0),
+    );
+    expect(command.always).toEqual(always);
+  });
+
+  it.each([
+    ['an unknown field', { uses: 2, forever: true }],
+    ['no scope, ttl or uses', { label: 'Always allow' }],
+    ['a scope that is no constraint', { scope: { command: { regex: 'ls' } } }],
+    ['a pattern that could backtrack for long', { scope: { command: { pattern: '(a+)+' } } }],
+    ['a ttl that is no duration', { ttl: 'soon' }],
+    ['uses over 1,000', { uses: 1001 }],
+    ['uses that are not whole', { uses: 1.5 }],
+    ['a label over 75 characters', { uses: 1, label: 'l'.repeat(76) }],
+    ['no object', 'forever'],
+  ])('G3 API always: refuses %s with 400 invalid_always', (_case, always) => {
+    expect(checkApprovalBody({ ...minimal, always }, client)).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid_always',
+    });
+  });
+
+  it('G3 API always: refuses an offer no "Always allow" could carry (not offered, or a quorum)', () => {
+    for (const body of [
+      { ...minimal, always: { uses: 2 }, options: ['approve_once', 'deny'] },
+      { ...minimal, always: { uses: 2 }, quorum: 2 },
+    ]) {
+      expect(checkApprovalBody(body, client)).toMatchObject({ code: 'invalid_always' });
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { type ApprovalClient, routeAllowed } from '@tollgate/approval-clients';
 import {
   apiQuorumProblem,
   type ApproverGroup,
+  type GrantOfferInput,
   jsonArgumentsProblem,
   type JsonObject,
   LIMITS,
@@ -11,6 +12,7 @@ import {
   type Platform,
 } from '@tollgate/protocol';
 import { approversAllowedFor, ApproversRefusal, readApprovers } from './approval-approvers.rules';
+import { readAlways } from './approval-grant-offer.rules';
 
 /** A create request after validation and the client's defaults. */
 export interface ApprovalAsk {
@@ -35,6 +37,8 @@ export interface ApprovalAsk {
   readonly quorum?: number;
   /** G1: `onBehalfOf` may deny but not approve. */
   readonly separateApprover?: boolean;
+  /** G3 (2026-12-01 (f)): what its "Always allow" gives, as a policy's `always:`. */
+  readonly always?: GrantOfferInput;
 }
 
 export type BodyVerdict =
@@ -59,6 +63,7 @@ const FIELDS = new Set([
   'onDeadline',
   'quorum',
   'separateApprover',
+  'always',
 ]);
 // eslint-disable-next-line no-control-regex
 const UNSTORABLE = /[\u0000\p{Cs}]/u;
@@ -134,6 +139,8 @@ function read(body: unknown, client: ApprovalClient): ApprovalAsk {
     ...(separateApprover === undefined ? {} : { separateApprover }),
   });
   if (quorumProblem !== undefined) throw bad('invalid_quorum', `quorum ${quorumProblem}`);
+  const always = readAlways(body.always, { options, quorum, separateApprover });
+  if (!always.ok) throw bad('invalid_always', always.message);
 
   if (
     !routeAllowed(client, {
@@ -161,6 +168,7 @@ function read(body: unknown, client: ApprovalClient): ApprovalAsk {
     ...(onDeadline === undefined ? {} : { onDeadline }),
     ...(quorum === undefined ? {} : { quorum }),
     ...(separateApprover === undefined ? {} : { separateApprover }),
+    ...(always.always === undefined ? {} : { always: always.always }),
   };
 }
 

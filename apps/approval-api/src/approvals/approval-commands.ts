@@ -44,6 +44,7 @@ export function approvalRequestOf(
     ...(ask.onDeadline === undefined ? {} : { onDeadline: ask.onDeadline }),
     ...(ask.quorum === undefined ? {} : { quorum: ask.quorum }),
     ...(ask.separateApprover === undefined ? {} : { separateApprover: ask.separateApprover }),
+    ...(ask.always === undefined ? {} : { always: ask.always }),
   };
 }
 

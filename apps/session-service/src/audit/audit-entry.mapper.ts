@@ -233,7 +233,13 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
             : decision.approvals !== undefined && event.status === 'denied'
               ? 'veto'
               : 'decision';
-      const decided = entry(kind, { ...base, who, via: decision.via });
+      // G3: the grant a grant_used entry took its use of (scope, uses left, expiry).
+      const decided = entry(kind, {
+        ...base,
+        ...(event.grant === undefined ? {} : { detail: { ...base.detail, grant: event.grant } }),
+        who,
+        via: decision.via,
+      });
       if (decision.finalArgumentsHash !== undefined) {
         // G2: approved with edited arguments, bound to the hash the agent must redeem with.
         return [
@@ -254,7 +260,12 @@ export function auditEntriesOf(sessionId: string, journaled: JournaledEvent): Au
           callId: event.approvalId,
           who,
           via: decision.via,
-          detail: { scope: 'always', clientId: event.clientId, tool: event.tool },
+          detail: {
+            scope: 'always',
+            clientId: event.clientId,
+            tool: event.tool,
+            ...(event.grantOffer === undefined ? {} : { offer: event.grantOffer }),
+          },
         }),
       ];
     }

@@ -56,6 +56,8 @@ export function alwaysGrantsIn(
           },
           sessionId: session.sessionId,
           grantedAt: occurredAt,
+          // G3: the scope, lifetime and uses the request offered and the approver saw.
+          ...(event.grantOffer ? { offer: event.grantOffer } : {}),
         },
       ];
     }

@@ -16,10 +16,18 @@ export async function claimGrantUse(
   const [rows] = await manager.query<[{ uses_left: number }[], number]>(
     `UPDATE tool_grants SET uses_left = uses_left - 1
      WHERE platform = $1 AND workspace_id = $2 AND person_id = $3 AND tool_name = $4
-       AND client_id = '' AND granted_at = $5 AND revoked_at IS NULL
+       AND client_id = $7 AND granted_at = $5 AND revoked_at IS NULL
        AND uses_left > 0 AND (expires_at IS NULL OR expires_at > $6)
      RETURNING uses_left`,
-    [claim.platform, claim.workspaceId, claim.personId, claim.toolName, claim.grantedAt, claim.now],
+    [
+      claim.platform,
+      claim.workspaceId,
+      claim.personId,
+      claim.toolName,
+      claim.grantedAt,
+      claim.now,
+      claim.clientId ?? '',
+    ],
   );
   return rows[0]?.uses_left;
 }

@@ -1,102 +1,15 @@
-import {
-  type ArgumentScope,
-  describeScope,
-  LIMITS,
-  parseArgumentScope,
-  parseDuration,
-  scopeToJson,
-} from '@tollgate/protocol';
+import { type GrantOffer, scopeToJson } from '@tollgate/protocol';
 import type { JournaledGrantOffer } from '@tollgate/session-read-model';
-import { z } from 'zod';
 
-/**
- * G3: what "Always allow" gives, as a tool's policy sets it (`always:`). Without one, the
- * grant is the blanket one of before: the tool, for ever, until revoked. With one, the grant
- * covers only calls whose arguments lie within `scope`, lapses `ttlMs` after it was given and
- * covers at most `uses` calls. The button says so ("Always allow path under /srv/notes · 8h ·
- * 2 uses"), so an approver sees what they give.
- *
- * ```yaml
- * write_file:
- *   mode: approval
- *   always:
- *     scope: { path: { prefix: /srv/notes } }
- *     ttl: 8h
- *     uses: 2
- *     label: Always allow notes (8 h, 2 uses)   # optional; the default is built as above
- * ```
- */
-export interface GrantOffer {
-  readonly scope?: ArgumentScope;
-  readonly ttlMs?: number;
-  readonly uses?: number;
-  readonly label: string;
-}
-
-/** More is no longer a "number of uses" an approver can weigh. */
-export const MAX_GRANT_USES = 1_000;
-
-export const grantOfferSchema = z.strictObject(
-  {
-    scope: z.unknown().optional(),
-    ttl: z.string({ error: 'must be a duration such as 30m, 8h or 2d' }).optional(),
-    uses: z
-      .number({ error: 'must be a whole number' })
-      .int({ error: 'must be a whole number' })
-      .min(1, { error: 'must be at least 1' })
-      .max(MAX_GRANT_USES, { error: `must be at most ${MAX_GRANT_USES}` })
-      .optional(),
-    label: z.string({ error: 'must be text' }).min(1, { error: 'must not be empty' }).optional(),
-  },
-  { error: 'must be a map with scope, ttl, uses and, optionally, label' },
-);
-
-export type GrantOfferInput = z.infer<typeof grantOfferSchema>;
-
-/** The offer, or the problems with it, each at the field it names. */
-export function grantOfferOf(
-  input: GrantOfferInput,
-): { ok: true; offer: GrantOffer } | { ok: false; problems: { field: string; problem: string }[] } {
-  const problems: { field: string; problem: string }[] = [];
-  let scope: ArgumentScope | undefined;
-  if (input.scope !== undefined) {
-    const parsed = parseArgumentScope(input.scope);
-    if (parsed.ok) scope = parsed.scope;
-    else problems.push({ field: 'scope', problem: parsed.problem });
-  }
-  let ttlMs: number | undefined;
-  if (input.ttl !== undefined) {
-    const parsed = parseDuration(input.ttl);
-    if (parsed.ok) ttlMs = parsed.ms;
-    else problems.push({ field: 'ttl', problem: parsed.problem });
-  }
-  if (scope === undefined && input.ttl === undefined && input.uses === undefined) {
-    problems.push({ field: 'scope', problem: 'an always offer needs a scope, a ttl or uses' });
-  }
-  const label =
-    input.label ??
-    [
-      scope ? `Always allow ${describeScope(scope)}` : 'Always allow',
-      ...(input.ttl === undefined ? [] : [input.ttl]),
-      ...(input.uses === undefined ? [] : [`${input.uses} use${input.uses === 1 ? '' : 's'}`]),
-    ].join(' · ');
-  if (label.length > LIMITS.optionLabel) {
-    problems.push({
-      field: input.label === undefined ? 'scope' : 'label',
-      problem: `makes a button label of ${label.length} characters (at most ${LIMITS.optionLabel}): set a shorter label`,
-    });
-  }
-  if (problems.length > 0) return { ok: false, problems };
-  return {
-    ok: true,
-    offer: {
-      label,
-      ...(scope ? { scope } : {}),
-      ...(ttlMs === undefined ? {} : { ttlMs }),
-      ...(input.uses === undefined ? {} : { uses: input.uses }),
-    },
-  };
-}
+// G3's offer is read at two boundaries (the policy file here, an API request in approval-api):
+// it lives in @tollgate/protocol, and this file keeps what only the session journals.
+export {
+  type GrantOffer,
+  type GrantOfferInput,
+  grantOfferOf,
+  grantOfferSchema,
+  MAX_GRANT_USES,
+} from '@tollgate/protocol';
 
 export function journaledOffer(offer: GrantOffer): JournaledGrantOffer {
   return {

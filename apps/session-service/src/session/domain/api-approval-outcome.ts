@@ -8,6 +8,8 @@ import {
   PROTOCOL_VERSION,
 } from '@tollgate/protocol';
 import {
+  type GrantUse,
+  type JournaledGrantOffer,
   type PendingApiApproval,
   pendingApiApprovals,
   type SessionState,
@@ -74,6 +76,7 @@ export function decideApproval(
   status: ApprovalStatus,
   decision: ApprovalDecision | null,
   drafts: readonly OutputDraft[],
+  grants: { readonly grantOffer?: JournaledGrantOffer; readonly grant?: GrantUse } = {},
 ): void {
   const decided: ApprovalDecided = {
     type: 'ApprovalDecided',
@@ -97,6 +100,7 @@ export function decideApproval(
       tool: approval.tool,
       status,
       decision,
+      ...grants,
     },
     drafts,
     { conversation: approval.conversation, decisions: [decided] },

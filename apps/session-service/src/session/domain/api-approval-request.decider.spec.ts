@@ -10,24 +10,31 @@ const ADA = { id: 'U0001', displayName: 'Ada' };
 const BOB = { id: 'U0002', displayName: 'Bob' };
 
 /** The "when": the pure decider alone, given what the shell read. No database, no port. */
-function whenDecided(given: AgentSessionGiven, alwaysHolders: readonly string[]) {
+function whenDecided(given: AgentSessionGiven, holder: string | undefined) {
   const command = anApprovalRequest({ approvers: [ADA, BOB] });
+  const cover =
+    holder === undefined
+      ? undefined
+      : { approverId: holder, use: { kind: 'always' as const, personId: holder } };
   return given.decide((recorder) =>
-    decideApprovalRequest(recorder, command, given.deps.policy, alwaysHolders),
+    decideApprovalRequest(recorder, command, given.deps.policy, cover),
   );
 }
+
+const NOW = '2024-05-01T12:00:00.000Z';
 
 describe('D1 the API approval request as decide(state, input) → events + the grant read as data', () => {
   it('D1 given a fresh request offering "Always allow", when the read is decided, then every approver’s grant for this client and tool is to be read', () => {
     const given = new AgentSessionGiven();
     const command = anApprovalRequest({ approvers: [ADA, BOB] });
 
-    expect(approverGrantsToRead(given.state, command)).toEqual({
+    expect(approverGrantsToRead(given.state, command, NOW)).toEqual({
       type: 'ReadApproverGrants',
       conversation: command.conversation,
       tool: command.tool,
       clientId,
       approverIds: [ADA.id, BOB.id],
+      now: NOW,
     });
   });
 
@@ -38,13 +45,13 @@ describe('D1 the API approval request as decide(state, input) → events + the g
     await given.request({ approvers: [ADA, BOB] });
     const repeated = anApprovalRequest({ approvers: [ADA, BOB] });
 
-    expect(approverGrantsToRead(given.state, quorum)).toBeUndefined();
-    expect(approverGrantsToRead(given.state, noAlways)).toBeUndefined();
-    expect(approverGrantsToRead(given.state, repeated)).toBeUndefined();
+    expect(approverGrantsToRead(given.state, quorum, NOW)).toBeUndefined();
+    expect(approverGrantsToRead(given.state, noAlways, NOW)).toBeUndefined();
+    expect(approverGrantsToRead(given.state, repeated, NOW)).toBeUndefined();
   });
 
   it('D1 given the shell found Bob holding an "Always allow", when the request is decided, then it is approved via grant by Bob and no prompt is shown', async () => {
-    const decided = await whenDecided(new AgentSessionGiven(), [BOB.id]);
+    const decided = await whenDecided(new AgentSessionGiven(), BOB.id);
 
     expect(decided.events.map((e) => e.type)).toEqual([
       'SessionStarted',
@@ -66,7 +73,7 @@ describe('D1 the API approval request as decide(state, input) → events + the g
   });
 
   it('D1 given the shell found no holder, when the request is decided, then the approvers are prompted', async () => {
-    const decided = await whenDecided(new AgentSessionGiven(), []);
+    const decided = await whenDecided(new AgentSessionGiven(), undefined);
 
     expect(decided.events.map((e) => e.type)).toEqual(['SessionStarted', 'ApiApprovalRequested']);
     expect(decided.outputs.map((o) => o.type)).toEqual(['ToolInteractionRequest']);

@@ -1,6 +1,7 @@
 import {
   type ApprovalDecision,
   type ApprovalRequest,
+  grantOfferOf,
   type Conversation,
   parseDuration,
   type Person,
@@ -8,12 +9,15 @@ import {
   TOLLGATE_DECIDER_ID,
 } from '@tollgate/protocol';
 import {
+  type GrantUse,
   hasOwnEntry,
   holdsSessionGrant,
   ownEntry,
   type SessionState,
 } from '@tollgate/session-read-model';
 import type { ToolPolicy } from '../../tools/tool-policy';
+import { journaledOffer } from '../../tools/grant-offer';
+import type { ApiGrantCover } from './api-grant-cover';
 import { PROMPT_TEXT_BUDGET, renderPromptText } from '../../prompt/prompt-text.renderer';
 import { editableArguments } from './argument-edit.decider';
 import { promptTimersAt } from './prompt-timer';
@@ -39,11 +43,14 @@ export interface ReadApproverGrants {
   readonly tool: string;
   readonly clientId: string;
   readonly approverIds: readonly string[];
+  /** G3: the instant a grant must still be in force at. */
+  readonly now: string;
 }
 
 export function approverGrantsToRead(
   state: SessionState,
   command: ApprovalRequest,
+  now: string,
 ): ReadApproverGrants | undefined {
   if (
     ownEntry(state.apiApprovals, command.approvalId) ||
@@ -60,15 +67,16 @@ export function approverGrantsToRead(
     tool: command.tool,
     clientId: command.clientId,
     approverIds: command.approvers.map((p) => p.id),
+    now,
   };
 }
 
-/** `alwaysHolders`: the approvers the shell found holding an "Always allow" for it. */
+/** `always`: the approver's "Always allow" the shell found covering it, its use taken. */
 export function decideApprovalRequest(
   recorder: SessionRecorder,
   command: ApprovalRequest,
   policy: ToolPolicy,
-  alwaysHolders: readonly string[],
+  always: ApiGrantCover | undefined,
 ): void {
   if (recorder.current.version === 0) {
     recorder.record({
@@ -89,7 +97,15 @@ export function decideApprovalRequest(
   )
     return;
   const quorum = apiQuorum(command);
-  const options = standardOptions(quorum ? quorumOptions(command.options) : command.options);
+  const keys = quorum ? quorumOptions(command.options) : command.options;
+  // G3: the request's own offer labels its "Always allow" and is journaled with it.
+  const offer =
+    command.always !== undefined && keys.includes('approve_always')
+      ? grantOfferOf(command.always)
+      : undefined;
+  const options = standardOptions(keys).map((o) =>
+    o.key === 'approve_always' && offer?.ok ? { ...o, label: offer.offer.label } : o,
+  );
   const asked = {
     type: 'ApiApprovalRequested' as const,
     commandId: command.id,
@@ -105,12 +121,15 @@ export function decideApprovalRequest(
     ...(command.onBehalfOf === undefined ? {} : { onBehalfOf: command.onBehalfOf }),
     approvers: command.approvers,
     options,
+    ...(offer?.ok ? { grantOffer: journaledOffer(offer.offer) } : {}),
   };
   // G1: no one approver's grant stands in for a quorum or a separate approver.
-  const granted = quorum ? undefined : grantFor(state, command, alwaysHolders);
+  const granted = quorum ? undefined : grantFor(state, command, always);
   if (granted) {
     recorder.record(asked);
-    decideApproval(recorder, approvalOf(command), command.id, 'approved', granted, []);
+    decideApproval(recorder, approvalOf(command), command.id, 'approved', granted.decision, [], {
+      ...(granted.use ? { grant: granted.use } : {}),
+    });
     return;
   }
   // G2: a policy naming the tool under apiTools may let one approver narrow its arguments
@@ -166,8 +185,8 @@ export function decideApprovalRequest(
 function grantFor(
   state: SessionState,
   command: ApprovalRequest,
-  alwaysHolders: readonly string[],
-): ApprovalDecision | undefined {
+  always: ApiGrantCover | undefined,
+): { decision: ApprovalDecision; use?: GrantUse } | undefined {
   const by = (id: string, displayName?: string) => ({
     platform: command.conversation.platform,
     id,
@@ -176,20 +195,25 @@ function grantFor(
   const holder = sessionGrantHolder(state, command);
   if (holder) {
     return {
-      option: 'approve_session',
-      by: by(holder.id, holder.displayName),
-      via: 'grant',
-      reason: null,
+      decision: {
+        option: 'approve_session',
+        by: by(holder.id, holder.displayName),
+        via: 'grant',
+        reason: null,
+      },
     };
   }
-  if (!command.options.includes('approve_always')) return undefined;
-  const approver = command.approvers.find((p) => alwaysHolders.includes(p.id));
+  if (!command.options.includes('approve_always') || always === undefined) return undefined;
+  const approver = command.approvers.find((p) => p.id === always.approverId);
   if (!approver) return undefined;
   return {
-    option: 'approve_always',
-    by: by(approver.id, approver.displayName),
-    via: 'grant',
-    reason: null,
+    decision: {
+      option: 'approve_always',
+      by: by(approver.id, approver.displayName),
+      via: 'grant',
+      reason: null,
+    },
+    use: always.use,
   };
 }
 

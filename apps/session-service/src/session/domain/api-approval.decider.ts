@@ -157,6 +157,10 @@ export function decideApiResponse(
           : { edit: { changes: [...edited.changes], argumentsHash: edited.argumentsHash } }),
       },
     ],
+    // G3: an "Always allow" gives what its request offered, as the approver saw it.
+    option.key === 'approve_always' && approval.grantOffer
+      ? { grantOffer: approval.grantOffer }
+      : {},
   );
 }
 

@@ -45,6 +45,8 @@ export interface ToolGrants {
     toolName: string,
     now: Date,
     connection?: GrantConnection,
+    /** An approval API client's grants (`''`, the default: the chat's). */
+    clientId?: string,
   ): Promise<AlwaysGrantInForce | undefined>;
 }
 
@@ -56,6 +58,8 @@ export interface GrantClaim {
   readonly toolName: string;
   readonly grantedAt: string;
   readonly now: string;
+  /** An approval API client's grant (G3, 2026-12-01 (f)); absent: the chat's (`''`). */
+  readonly clientId?: string;
 }
 
 export const noToolGrants: ToolGrants = { isAlwaysAllowed: async () => false };
