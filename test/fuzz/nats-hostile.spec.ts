@@ -24,6 +24,7 @@ import { SessionServiceFixture } from '../support/session-service.fixture';
 import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
 import { junkValue } from './junk.arbitraries';
+import { inParallel } from './raw-http.client';
 
 /**
  * X6 on NATS: malformed commands on the session-service's command subjects and malformed
@@ -34,6 +35,8 @@ import { junkValue } from './junk.arbitraries';
 const COUNT = Number(process.env.TOLLGATE_FUZZ_NATS_RUNS ?? 300);
 const SEED = Number(process.env.TOLLGATE_FUZZ_SEED ?? 20_261_130);
 const PLATFORMS: Platform[] = ['slack', 'discord', 'mattermost'];
+/** Publishes and dead-letter reads outstanding at once. */
+const IN_FLIGHT = 32;
 
 interface BadMessage {
   readonly why: string;
@@ -167,13 +170,18 @@ function outputsOf(platform: Platform): fc.Arbitrary<Output> {
     );
 }
 
-/** Publishes every message with its own Nats-Msg-Id, so none is dropped as a duplicate. */
+/**
+ * Publishes every message with its own Nats-Msg-Id, so none is dropped as a duplicate.
+ * IN_FLIGHT at a time, not one round trip after another: the order does not matter (each
+ * message is checked for by content), and 300 sequential acks were most of the spec's time
+ * on a loaded machine.
+ */
 async function publishAll(nc: NatsConnection, messages: BadMessage[]): Promise<void> {
   const js = jetstream(nc);
   const run = uniqueToken('bad');
-  for (const [index, message] of messages.entries()) {
-    await js.publish(message.subject, message.payload, { msgID: `${run}-${index}` });
-  }
+  await inParallel(messages, IN_FLIGHT, (message, index) =>
+    js.publish(message.subject, message.payload, { msgID: `${run}-${index}` }),
+  );
 }
 
 /**
@@ -205,8 +213,13 @@ async function expectEachDeadLetteredOnce(
   }
   const reasons: string[] = [];
   const { state } = await jsm.streams.info(dlq);
-  for (let seq = state.first_seq; seq <= state.last_seq; seq += 1) {
-    const copy = await jsm.streams.getMessage(dlq, { seq });
+  const seqs = Array.from(
+    { length: state.last_seq - state.first_seq + 1 },
+    (_, index) => state.first_seq + index,
+  );
+  // Fetched IN_FLIGHT at a time, then checked in sequence order as before.
+  const copies = await inParallel(seqs, IN_FLIGHT, (seq) => jsm.streams.getMessage(dlq, { seq }));
+  for (const copy of copies) {
     expect(copy?.subject).toBe(new Subjects(prefix).dlq(service));
     const reason = copy?.header.get(DLQ_HEADERS.reason) ?? '';
     expect(reason).not.toBe('');
