@@ -33,6 +33,11 @@ const BATCH = 512;
 const TIME_LIMIT_MS = Number(process.env.TOLLGATE_FUZZ_TIME_LIMIT_MS ?? 240_000);
 /** The gateway's own limit is 4 MiB; a body past it must be refused, not buffered. */
 const HUGE_BYTES = 4 * 1024 * 1024 + 1;
+/**
+ * One buffer for every huge case (the client only reads it): 4 MiB allocated and filled per
+ * case was the test process's largest piece of work after GC.
+ */
+let hugeBody: Buffer | undefined;
 const METRICS_TOKEN = randomBytes(24).toString('hex');
 
 type EndpointName = 'mcp-post' | 'mcp-get' | 'mcp-delete' | 'health' | 'metrics' | 'other';
@@ -229,7 +234,9 @@ function postCase(dir: string, sessions: readonly string[]): fc.Arbitrary<RawReq
       if (c.session !== undefined) headers['mcp-session-id'] = c.session;
       if (c.version !== undefined) headers['mcp-protocol-version'] = c.version;
       const bytes =
-        c.body === 'HUGE' ? Buffer.alloc(HUGE_BYTES, 0x20) : Buffer.from(c.body, 'utf8');
+        c.body === 'HUGE'
+          ? (hugeBody ??= Buffer.alloc(HUGE_BYTES, 0x20))
+          : Buffer.from(c.body, 'utf8');
       return { method: 'POST', path: '/mcp', headers, body: bytes, chunked: c.chunked };
     });
 }
