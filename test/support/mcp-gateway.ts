@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from './free-port';
+import { testNodeArgs } from './service-process';
 import { waitFor } from './wait-for';
 
 const ROOT = join(__dirname, '..', '..');
@@ -62,11 +63,15 @@ export async function startGateway(
   if (!existsSync(GATEWAY_ENTRY))
     throw new Error(`${GATEWAY_ENTRY} is missing: run \`npm run build\``);
   const chosen = port ?? (await freePort());
-  const child = spawn(process.execPath, [GATEWAY_ENTRY, '--config', configFile], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'debug', ...env, PORT: String(chosen) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...testNodeArgs(), GATEWAY_ENTRY, '--config', configFile],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, LOG_LEVEL: 'debug', ...env, PORT: String(chosen) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let printed = '';
   child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));

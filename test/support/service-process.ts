@@ -21,6 +21,15 @@ export interface ServiceProcess {
   waitUntilReady(timeoutMs?: number): Promise<void>;
 }
 
+/**
+ * Extra node flags for every service a test starts, e.g.
+ * `TOLLGATE_TEST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"`: a test's services get
+ * exactly the environment it gives them (no NODE_OPTIONS), so profiling one needs this.
+ */
+export function testNodeArgs(): string[] {
+  return (process.env.TOLLGATE_TEST_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 export function entryPointOf(service: ServiceName): string {
   const entry = join(ROOT, 'dist', 'apps', service, 'main.js');
   if (!existsSync(entry)) {
@@ -35,7 +44,7 @@ export async function startService(
   env: Record<string, string | undefined>,
 ): Promise<ServiceProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, [entryPointOf(service)], {
+  const child = spawn(process.execPath, [...testNodeArgs(), entryPointOf(service)], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
