@@ -28,13 +28,9 @@ import { inParallel, RawHttpClient, type RawRequest } from './raw-http.client';
  */
 const RUNS = Number(process.env.TOLLGATE_FUZZ_RUNS ?? 10_000);
 const SEED = Number(process.env.TOLLGATE_FUZZ_SEED ?? 20_261_130);
-const CONCURRENCY = 64;
-/**
- * Requests per property run: a run is one batch sent CONCURRENCY at a time. Each run ends by
- * waiting for its slowest request and then generates the next batch with nothing in flight,
- * so runs of 64 left both the binding and the test idle at every one of 157 boundaries.
- */
-const BATCH = 512;
+const CONCURRENCY = 32;
+/** Requests per property run: a run is one batch sent CONCURRENCY at a time. */
+const BATCH = 64;
 /** A bound per endpoint, so a binding that slows to a crawl fails instead of hanging. */
 const TIME_LIMIT_MS = Number(process.env.TOLLGATE_FUZZ_TIME_LIMIT_MS ?? 240_000);
 /** For the X8 check: each refusal kind sent this many times to each endpoint. */
