@@ -17,6 +17,7 @@ import { createGatewayServer } from './gateway-server.factory';
 import { createHttpServer } from './transport/http.server';
 import { McpAccess } from './transport/mcp-access';
 import { McpSessions } from './transport/mcp-sessions';
+import { routeRequestsDirectly } from './transport/request-dispatch';
 
 const USAGE = 'usage: mcp-gateway --config <file> [--stdio]';
 /** Stdio agents have no MCP session id; the gateway's calls over stdio share this one. */
@@ -112,6 +113,8 @@ async function main(): Promise<void> {
     const transport = new StdioServerTransport();
     transport.onclose = () => stop('stdin closed');
     await server.connect(transport);
+    // The SDK's stdio transport validates each line against JSONRPCMessageSchema, as ours does.
+    routeRequestsDirectly(server, transport);
     closers.push(() => server.close());
     logger.info({ servers: pool.serverNames() }, 'serving MCP over stdio');
   } else {

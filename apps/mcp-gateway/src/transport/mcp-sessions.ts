@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeRefusal } from './http-answers';
 import { headerOf, type HttpRefusal, SESSION_NOT_FOUND } from './mcp-http-rules';
 import { NodeHttpTransport } from './node-http.transport';
+import { routeRequestsDirectly } from './request-dispatch';
 import {
   admitSession,
   duplicateRequestId,
@@ -185,6 +186,7 @@ export class McpSessions {
       }
     };
     await server.connect(transport);
+    routeRequestsDirectly(server, transport);
     return session;
   }
 
