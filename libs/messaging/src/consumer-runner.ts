@@ -107,6 +107,9 @@ export class ConsumerRunner {
       {
         isRunning: () => this.state === 'running',
         freeSlots: () => this.maxHeld() - this.heldCount(),
+        // Half the room held beyond the handler slots: the queue still feeds every slot while
+        // the pull is under way. Without that room (the default), every freed slot pulls.
+        refillAt: () => Math.max(1, Math.floor((this.maxHeld() - this.maxInFlight) / 2)),
         accept: (msg) => this.accept(msg),
       },
       this.logger,
@@ -213,26 +216,27 @@ export class ConsumerRunner {
     );
   }
 
-  private accept(msg: JsMsg): void {
+  /** Whether the message is held (false: settled, set aside or handed back). */
+  private accept(msg: JsMsg): boolean {
     const key = this.admission.keyOf(msg.subject);
     const entry: InFlight = { msg, key, settling: false, parked: false, done: Promise.resolve() };
     if (this.state !== 'running') {
       // Arrived after drain began: hand it straight back.
       this.settler.nak(entry, 0);
-      return;
+      return false;
     }
     const lastDelivery = this.maxDeliver > 0 && msg.info.deliveryCount >= this.maxDeliver;
-    if (this.triage.setAside(entry, lastDelivery)) return;
+    if (this.triage.setAside(entry, lastDelivery)) return false;
     const admitted = this.admission.admit(key, msg.info.streamSequence);
     switch (admitted.kind) {
       case 'backlog_limit':
         // A key whose deferred messages pile up is flooding: its excess goes to the DLQ,
         // where an operator sees it, rather than filling max_ack_pending for everyone.
         void this.settler.deadLetter(entry, admitted.reason);
-        return;
+        return false;
       case 'defer':
         this.settler.defer(entry, admitted.deferMs);
-        return;
+        return false;
       case 'hold':
         break;
     }
@@ -244,6 +248,7 @@ export class ConsumerRunner {
     );
     this.admission.enqueue(entry);
     this.dispatch();
+    return true;
   }
 
   /** Starts queued messages, oldest first, skipping keys already at their running limit. */
