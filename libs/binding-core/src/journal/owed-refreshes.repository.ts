@@ -100,9 +100,15 @@ export class OwedRefreshesRepository implements OwedRefreshes {
 
   private async store(outputs: ToolInteractionUpdate[]): Promise<void> {
     const dataSource = await this.db();
+    // The outputs go as one jsonb array, not a jsonb[]: node-postgres escapes every quote of
+    // every element of an array parameter, which cost a restart's triage more CPU than the
+    // statement itself.
     await dataSource.query(
       `INSERT INTO owed_refreshes (session_id, call_id, seq, output)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[])
+       SELECT k.session_id, k.call_id, k.seq, o.output
+       FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY
+           AS k(session_id, call_id, seq, n)
+         JOIN jsonb_array_elements($4::jsonb) WITH ORDINALITY AS o(output, n) USING (n)
        ON CONFLICT (session_id, call_id) DO UPDATE
          SET seq = EXCLUDED.seq, output = EXCLUDED.output, lease_owner = NULL, lease_until = NULL
          WHERE owed_refreshes.seq < EXCLUDED.seq`,
@@ -110,7 +116,7 @@ export class OwedRefreshesRepository implements OwedRefreshes {
         outputs.map((o) => o.sessionId),
         outputs.map((o) => o.callId),
         outputs.map((o) => o.seq),
-        outputs.map((o) => toJsonbText(o)),
+        `[${outputs.map((o) => toJsonbText(o)).join(',')}]`,
       ],
     );
   }
