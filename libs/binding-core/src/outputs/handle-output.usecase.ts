@@ -16,6 +16,7 @@ import type { RateLimitPacer } from '../pacing/rate-limit-pacer';
 import type { PlatformAdapter } from '../platform-adapter.port';
 import type { OrderedCallOutput } from '../prompt/prompt-lifecycle.decider';
 import { DeliverOnce } from './deliver-once.usecase';
+import { lazyChildLogger } from './lazy-child-logger';
 import type { OutputHandled } from './output-handled';
 import { deliveryCall, inPlace, PacedPlatformCall, type Park } from './paced-platform-call';
 import { SessionSequencer } from './session-sequencer';
@@ -211,12 +212,12 @@ export class HandleOutput {
   }
 
   private logFor(output: Output): Logger {
-    return this.deps.logger.child({
+    return lazyChildLogger(this.deps.logger, () => ({
       platform: output.conversation.platform,
       sessionId: output.sessionId,
       ...(output.type === 'TextOutput' ? {} : { callId: output.callId }),
       outputId: output.id,
       outputType: output.type,
-    });
+    }));
   }
 }
