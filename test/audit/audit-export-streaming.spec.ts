@@ -9,11 +9,14 @@ const SMALL = 10_000;
 const LARGE = 100_000;
 /**
  * Both runs get the same small heap: an old space too small for 100,000 entries held at once
- * (a CLI that buffered would die), and a young generation that cannot grow with the
- * allocation rate (left to itself, V8 widens it by some 30 MB on a long run, which would look
- * like growth with N).
+ * (a CLI that buffered would die: each entry costs well over 1 KB as rows and objects, so
+ * 100,000 need over 100 MB), and a young generation that cannot grow with the allocation rate
+ * (left to itself, V8 widens it by some 30 MB on a long run, which would look like growth with
+ * N). 48 MB, not 32: the CLI's live heap sits at about 31 MB while it streams (its modules
+ * grew), so at 32 a streaming export ran out of heap 27,786 entries in on a fresh run,
+ * collecting without end at 31 MB rather than growing.
  */
-const HEAP_CAP = ['--max-old-space-size=32', '--max-semi-space-size=1'];
+const HEAP_CAP = ['--max-old-space-size=48', '--max-semi-space-size=1'];
 
 /**
  * G4: `audit export` reads through a server-side cursor, so its memory does not grow with the
