@@ -1,11 +1,8 @@
 import { type ApprovalRequest, type Conversation, type Platform } from '@tollgate/protocol';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
-import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
-import type { BindingFixture } from '../support/binding.fixture';
+import type { ChatMessageView } from '../contract/platform-driver';
 import { alice, bob } from '../support/commands';
-import { DecisionLog } from '../support/decisions';
-import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
-import type { SessionServiceFixture } from '../support/session-service.fixture';
+import { decidingJourney } from '../support/deciding-journey';
 import { waitFor } from '../support/wait-for';
 import { apiApprovalRequest, newClientId } from '../support/api-approval-requests';
 
@@ -23,33 +20,18 @@ const approval = (route: Conversation): ApprovalRequest =>
 describe.each(platforms)(
   'A2 — an outside agent’s approval, whole system through %s',
   (platform) => {
-    let driver: PlatformDriver;
-    let session: SessionServiceFixture;
-    let binding: BindingFixture;
-    let decisions: DecisionLog;
-    let system: JourneySystem | undefined;
-
-    beforeAll(async () => {
-      system = await startJourneySystem(platform, 'a');
-      ({ driver, session, binding } = system);
-      decisions = await DecisionLog.open(session.nc, session.prefix);
-    });
-
-    afterAll(async () => {
-      await decisions?.close();
-      await system?.dispose();
-    });
+    const journey = decidingJourney(platform, 'a');
 
     const shown = (
       conversation: Conversation,
       what: string,
       test: (m: ChatMessageView) => boolean,
-    ) => waitFor(what, () => driver.messagesIn(conversation).find(test));
+    ) => waitFor(what, () => journey.driver.messagesIn(conversation).find(test));
 
     /** Only a journaled prompt can be answered: a person answers what the binding has recorded. */
     const journaled = (request: ApprovalRequest) =>
       waitFor('the binding to journal the prompt', async () =>
-        (await binding.journal()).some(
+        (await journey.binding.journal()).some(
           (row) =>
             row.session_id === request.sessionId && row.type === 'PendingApprovalPromptTracked',
         )
@@ -58,14 +40,14 @@ describe.each(platforms)(
       );
 
     async function prompted(request: ApprovalRequest): Promise<ChatMessageView> {
-      await session.send(request);
+      await journey.session.send(request);
       const posted = await shown(request.conversation, 'the prompt', (m) => m.buttons.length > 0);
       await journaled(request);
       return posted;
     }
 
     it('A2 the prompt shows what will run; a non-approver’s click is refused and decides nothing; the approver’s click approves once', async () => {
-      const request = approval(driver.freshConversation());
+      const request = approval(journey.driver.freshConversation());
       const posted = await prompted(request);
       // A4: the tool, the arguments as given and the hash, made inert by the binding.
       expect(posted.text).toContain('Bash');
@@ -73,18 +55,22 @@ describe.each(platforms)(
       expect(posted.text).toContain(request.argumentsHash.slice(0, 19));
       const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
 
-      const noticesBefore = driver.notices().length;
-      expect((await driver.click(binding.url, posted, approve, bob)).status).toBe(200);
+      const noticesBefore = journey.driver.notices().length;
+      expect((await journey.driver.click(journey.binding.url, posted, approve, bob)).status).toBe(
+        200,
+      );
       await waitFor('the refusal, to bob alone', () =>
-        driver
+        journey.driver
           .notices()
           .slice(noticesBefore)
           .find((n) => n.userId === bob.id && /approvers/i.test(n.text)),
       );
-      expect(decisions.of(request.approvalId)).toEqual([]);
+      expect(journey.decisions.of(request.approvalId)).toEqual([]);
 
-      expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
-      expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+      expect((await journey.driver.click(journey.binding.url, posted, approve, alice)).status).toBe(
+        200,
+      );
+      expect(await journey.decisions.waitFor(request.approvalId)).toMatchObject({
         status: 'approved',
         decision: { option: 'approve_once', via: 'click', by: { platform, id: alice.id } },
       });
@@ -97,19 +83,21 @@ describe.each(platforms)(
     });
 
     it('A2 the approver types "deny" in the conversation: denied via text', async () => {
-      const request = approval(driver.freshConversation());
+      const request = approval(journey.driver.freshConversation());
       await prompted(request);
-      expect((await driver.say(binding.url, request.conversation, 'deny', alice)).status).toBe(200);
-      expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+      expect(
+        (await journey.driver.say(journey.binding.url, request.conversation, 'deny', alice)).status,
+      ).toBe(200);
+      expect(await journey.decisions.waitFor(request.approvalId)).toMatchObject({
         status: 'denied',
         decision: { option: 'deny', via: 'text', by: { id: alice.id } },
       });
     });
 
     it('A2 the agent cancels: the prompt loses its buttons with "Withdrawn by the agent"', async () => {
-      const request = approval(driver.freshConversation());
+      const request = approval(journey.driver.freshConversation());
       const posted = await prompted(request);
-      await session.send({
+      await journey.session.send({
         type: 'ApprovalCancel',
         v: 1,
         id: `api-cancel:${request.approvalId}`,
@@ -127,33 +115,41 @@ describe.each(platforms)(
           m.buttons.length === 0 &&
           m.text.includes('Withdrawn by the agent'),
       );
-      expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+      expect(await journey.decisions.waitFor(request.approvalId)).toMatchObject({
         status: 'cancelled',
         decision: null,
       });
     });
 
     it('G1 API quorum 2: one approval is tallied in place and decides nothing; the second, typed, decides approved with both approvers in the decision event', async () => {
-      const request = apiApprovalRequest(driver.freshConversation(), newClientId(), [alice, bob], {
-        quorum: 2,
-      });
+      const request = apiApprovalRequest(
+        journey.driver.freshConversation(),
+        newClientId(),
+        [alice, bob],
+        {
+          quorum: 2,
+        },
+      );
       const posted = await prompted(request);
       expect(posted.text).toContain('0 of 2 approvals');
       const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
-      expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
+      expect((await journey.driver.click(journey.binding.url, posted, approve, alice)).status).toBe(
+        200,
+      );
       const tallied = await shown(
         request.conversation,
         'the tally',
         (m) => m.messageId === posted.messageId && m.text.includes('1 of 2 approvals'),
       );
       expect(tallied.buttons.map((b) => b.label)).toEqual(posted.buttons.map((b) => b.label));
-      expect(decisions.of(request.approvalId)).toEqual([]);
+      expect(journey.decisions.of(request.approvalId)).toEqual([]);
 
       // A typed answer counts like a click with the tally half full.
-      expect((await driver.say(binding.url, request.conversation, 'approve', bob)).status).toBe(
-        200,
-      );
-      const decided = await decisions.waitFor(request.approvalId);
+      expect(
+        (await journey.driver.say(journey.binding.url, request.conversation, 'approve', bob))
+          .status,
+      ).toBe(200);
+      const decided = await journey.decisions.waitFor(request.approvalId);
       expect(decided).toMatchObject({
         status: 'approved',
         decision: {
@@ -166,25 +162,27 @@ describe.each(platforms)(
           ],
         },
       });
-      expect(decisions.of(request.approvalId)).toHaveLength(1);
+      expect(journey.decisions.of(request.approvalId)).toHaveLength(1);
     });
 
     it('A2 the session service is SIGKILLed with the approval pending: the prompt says "still valid" and a click decides', async () => {
-      const request = approval(driver.freshConversation());
+      const request = approval(journey.driver.freshConversation());
       const posted = await prompted(request);
-      await session.restart('SIGKILL');
+      await journey.session.restart('SIGKILL');
       const refreshed = await shown(
         request.conversation,
         'the refreshed prompt',
         (m) => m.messageId === posted.messageId && m.text.includes('still valid'),
       );
       const approve = refreshed.buttons.find((b) => b.label === 'Approve once')!;
-      expect((await driver.click(binding.url, refreshed, approve, alice)).status).toBe(200);
-      expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+      expect(
+        (await journey.driver.click(journey.binding.url, refreshed, approve, alice)).status,
+      ).toBe(200);
+      expect(await journey.decisions.waitFor(request.approvalId)).toMatchObject({
         status: 'approved',
         decision: { via: 'click' },
       });
-      expect(decisions.of(request.approvalId)).toHaveLength(1);
+      expect(journey.decisions.of(request.approvalId)).toHaveLength(1);
     });
   },
 );

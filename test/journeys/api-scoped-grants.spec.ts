@@ -5,13 +5,10 @@ import {
   type Platform,
 } from '@tollgate/protocol';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
-import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
-import type { BindingFixture } from '../support/binding.fixture';
+import type { ChatMessageView } from '../contract/platform-driver';
 import { alice } from '../support/commands';
 import { withClient } from '../support/database';
-import { DecisionLog } from '../support/decisions';
-import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
-import type { SessionServiceFixture } from '../support/session-service.fixture';
+import { decidingJourney } from '../support/deciding-journey';
 import { waitFor } from '../support/wait-for';
 import { apiApprovalRequest, newClientId } from '../support/api-approval-requests';
 
@@ -38,26 +35,11 @@ const platforms = Object.keys(CONTRACT_DRIVERS) as Platform[];
 describe.each(platforms)(
   'G3 — an API approval’s grant with scope and lifetime on %s',
   (platform) => {
-    let driver: PlatformDriver;
-    let session: SessionServiceFixture;
-    let binding: BindingFixture;
-    let decisions: DecisionLog;
-    let system: JourneySystem | undefined;
-
-    beforeAll(async () => {
-      system = await startJourneySystem(platform, 'ag3');
-      ({ driver, session, binding } = system);
-      decisions = await DecisionLog.open(session.nc, session.prefix);
-    });
-
-    afterAll(async () => {
-      await decisions?.close();
-      await system?.dispose();
-    });
+    const journey = decidingJourney(platform, 'ag3');
 
     it('G3 API a pattern grant covers a matching request and not a non-matching one; a 2-use grant covers two and asks on the third; a TTL grant stops at expiry', async () => {
       const clientId = newClientId();
-      const route: Conversation = driver.freshConversation();
+      const route: Conversation = journey.driver.freshConversation();
       const seen = new Set<string>();
 
       const send = async (tool: string, args: JsonObject, always: ApprovalRequest['always']) => {
@@ -66,20 +48,20 @@ describe.each(platforms)(
           arguments: args,
           ...(always === undefined ? {} : { always }),
         });
-        await session.send(request);
+        await journey.session.send(request);
         return request;
       };
       /** A new prompt is shown for it, and the binding journaled it (it can be answered). */
       const prompted = async (request: ApprovalRequest): Promise<ChatMessageView> => {
         const posted = await waitFor(`the prompt for ${request.approvalId}`, () => {
-          const found = driver
+          const found = journey.driver
             .messagesIn(route)
             .find((m) => m.buttons.length > 0 && !seen.has(m.messageId));
           if (found) seen.add(found.messageId);
           return found;
         });
         await waitFor(`${posted.messageId} journaled`, async () =>
-          (await binding.journal()).filter(
+          (await journey.binding.journal()).filter(
             (row) =>
               row.session_id === request.sessionId && row.type === 'PendingApprovalPromptTracked',
           ).length >= seen.size
@@ -91,25 +73,27 @@ describe.each(platforms)(
       const click = async (posted: ChatMessageView, label: string) => {
         const button = posted.buttons.find((b) => b.label === label);
         expect(button).toBeDefined();
-        expect((await driver.click(binding.url, posted, button!, alice)).status).toBe(200);
+        expect(
+          (await journey.driver.click(journey.binding.url, posted, button!, alice)).status,
+        ).toBe(200);
       };
       /** Asked: a prompt is shown, nothing decided until Alice denies it. */
       const asked = async (request: ApprovalRequest) => {
         await click(await prompted(request), 'Deny');
-        expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+        expect(await journey.decisions.waitFor(request.approvalId)).toMatchObject({
           status: 'denied',
           decision: { via: 'click' },
         });
       };
       const byGrant = async (request: ApprovalRequest) =>
-        expect(await decisions.waitFor(request.approvalId)).toMatchObject({
+        expect(await journey.decisions.waitFor(request.approvalId)).toMatchObject({
           status: 'approved',
           decision: { option: 'approve_always', via: 'grant', by: { id: alice.id } },
         });
       const usesLeft = () =>
         withClient(async (client) => {
           const rows = await client.query<{ uses_left: number }>(
-            `SELECT uses_left FROM "${session.database.schema}".tool_grants
+            `SELECT uses_left FROM "${journey.session.database.schema}".tool_grants
             WHERE client_id = $1 AND tool_name = 'Bash'`,
             [clientId],
           );
@@ -119,7 +103,7 @@ describe.each(platforms)(
       // Alice gives Bash's "Always allow" as the request offers it, and the button says what.
       const first = await send('Bash', { command: 'ls /srv/notes' }, BASH_ALWAYS);
       await click(await prompted(first), BASH_LABEL);
-      expect(await decisions.waitFor(first.approvalId)).toMatchObject({
+      expect(await journey.decisions.waitFor(first.approvalId)).toMatchObject({
         status: 'approved',
         decision: { option: 'approve_always', via: 'click' },
       });
@@ -138,14 +122,14 @@ describe.each(platforms)(
       // Read's grant covers any arguments until it lapses; then Read is asked again.
       const read = await send('Read', { file_path: '/srv/a' }, READ_ALWAYS);
       await click(await prompted(read), READ_LABEL);
-      await decisions.waitFor(read.approvalId);
+      await journey.decisions.waitFor(read.approvalId);
       await byGrant(await send('Read', { file_path: '/srv/b' }, READ_ALWAYS));
       await waitFor(
         "Read's grant to lapse",
         () =>
           withClient(async (client) => {
             const rows = await client.query(
-              `SELECT 1 FROM "${session.database.schema}".tool_grants
+              `SELECT 1 FROM "${journey.session.database.schema}".tool_grants
               WHERE client_id = $1 AND tool_name = 'Read' AND expires_at <= clock_timestamp()`,
               [clientId],
             );

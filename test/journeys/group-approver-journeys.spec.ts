@@ -1,15 +1,13 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Conversation, deriveSessionId, type Person, type Platform } from '@tollgate/protocol';
-import type { DiscordDriver } from '../contract/drivers/discord.driver';
-import type { MattermostDriver } from '../contract/drivers/mattermost.driver';
-import type { SlackDriver } from '../contract/drivers/slack.driver';
+import { deriveSessionId, type Person, type Platform } from '@tollgate/protocol';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
 import type { BindingFixture } from '../support/binding.fixture';
 import type { SessionServiceFixture } from '../support/session-service.fixture';
 import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
 import { uniqueToken } from '../support/unique';
+import { GROUP_CAST, setPlatformGroup } from '../support/platform-groups';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -26,51 +24,14 @@ const GROUPS: Record<Platform, string> = {
   mattermost: 'opsgroup000000000000000000',
 };
 
-const PEOPLE: Record<Platform, { alice: Person; bob: Person; carol: Person }> = {
-  slack: {
-    alice: { id: 'U_ALICE', displayName: 'Alice' },
-    bob: { id: 'U_BOB', displayName: 'Bob' },
-    carol: { id: 'U_CAROL', displayName: 'Carol' },
-  },
-  discord: {
-    alice: { id: '412345678901234561', displayName: 'Alice' },
-    bob: { id: '412345678901234562', displayName: 'Bob' },
-    carol: { id: '412345678901234563', displayName: 'Carol' },
-  },
-  mattermost: {
-    alice: { id: 'U_ALICE', displayName: 'Alice' },
-    bob: { id: 'U_BOB', displayName: 'Bob' },
-    carol: { id: 'U_CAROL', displayName: 'Carol' },
-  },
-};
-
 describe.each(platforms)('G1 — a platform group as the approvers, through %s', (platform) => {
   const group = GROUPS[platform];
-  const { alice, bob, carol } = PEOPLE[platform];
+  const { alice, bob, carol } = GROUP_CAST[platform];
   const policyFile = join(tmpdir(), `${uniqueToken('g1group')}.yaml`);
   let system: JourneySystem | undefined;
   let driver: PlatformDriver;
   let session: SessionServiceFixture;
   let binding: BindingFixture;
-
-  /** The platform's own group, as its admin set it up: `members` in it, others not. */
-  function setGroup(members: readonly Person[], conversation?: Conversation): void {
-    const ids = members.map((m) => m.id);
-    if (platform === 'slack') (driver as SlackDriver).fake.setUsergroup(group, ids);
-    if (platform === 'discord') {
-      const { fake } = driver as DiscordDriver;
-      for (const person of [alice, bob, carol]) {
-        fake.setGuildMember(person.id, ids.includes(person.id) ? [group] : []);
-      }
-    }
-    if (platform === 'mattermost') {
-      const { fake } = driver as MattermostDriver;
-      fake.setGroup(group, ids);
-      // Mattermost signs no click: the binding asks whether the clicker is in the channel.
-      if (conversation) fake.addChannelMembers(conversation.channelId, [bob.id, carol.id]);
-      for (const person of [bob, carol]) fake.setUsername(person.id, person.displayName!);
-    }
-  }
 
   beforeAll(async () => {
     writeFileSync(
@@ -93,7 +54,7 @@ describe.each(platforms)('G1 — a platform group as the approvers, through %s',
 
   async function asked(text: string) {
     const conversation = driver.freshConversation();
-    setGroup([bob], conversation);
+    setPlatformGroup(platform, driver, group, [bob], conversation);
     expect(
       (await driver.say(binding.url, conversation, `!write_note {"text":"${text}"}`, alice)).status,
     ).toBe(200);
@@ -151,7 +112,7 @@ describe.each(platforms)('G1 — a platform group as the approvers, through %s',
 
   it(`G1 ${platform}: the members are those resolved when the prompt was posted: someone added to the group later is refused`, async () => {
     const { conversation, sessionId, prompt } = await asked('g1 group later');
-    setGroup([bob, carol], conversation);
+    setPlatformGroup(platform, driver, group, [bob, carol], conversation);
     await click(prompt, carol);
     await waitFor('the refusal journaled', async () =>
       (await journal(sessionId)).find(

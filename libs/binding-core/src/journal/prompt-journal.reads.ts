@@ -23,25 +23,12 @@ export class PromptJournalReads {
   constructor(protected readonly db: DataSourceAccess) {}
 
   async stateOf(key: PromptKey): Promise<PromptState> {
-    const dataSource = await this.db();
-    const rows: PromptRow[] = await dataSource.query(
-      `SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-              post_nonce, lease_owner, intent, false AS leased, NULL AS lease_remaining_ms
-       FROM prompts WHERE session_id = $1 AND call_id = $2`,
-      [key.sessionId, key.callId],
-    );
-    return rows[0] === undefined ? UNTRACKED : stateOfRow(decodedRow(rows[0]));
+    const row = await this.rowByKey(key);
+    return row === undefined ? UNTRACKED : stateOfRow(row);
   }
 
   async findByKey(key: PromptKey): Promise<JournaledPrompt | undefined> {
-    const dataSource = await this.db();
-    const rows: PromptRow[] = await dataSource.query(
-      `SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-              post_nonce, lease_owner, intent, false AS leased, NULL AS lease_remaining_ms
-       FROM prompts WHERE session_id = $1 AND call_id = $2`,
-      [key.sessionId, key.callId],
-    );
-    const row = rows[0];
+    const row = await this.rowByKey(key);
     return row === undefined
       ? undefined
       : {
@@ -51,6 +38,18 @@ export class PromptJournalReads {
           state: stateOfRow(row),
           ...(row.post_nonce === null ? {} : { postNonce: row.post_nonce }),
         };
+  }
+
+  /** One prompt's row, its jsonb columns decoded, with no lease taken (`leased` is false). */
+  private async rowByKey(key: PromptKey): Promise<PromptRow | undefined> {
+    const dataSource = await this.db();
+    const rows: PromptRow[] = await dataSource.query(
+      `SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
+              post_nonce, lease_owner, intent, false AS leased, NULL AS lease_remaining_ms
+       FROM prompts WHERE session_id = $1 AND call_id = $2`,
+      [key.sessionId, key.callId],
+    );
+    return rows[0] === undefined ? undefined : decodedRow(rows[0]);
   }
 
   async findByRef(promptRef: string): Promise<PromptAddress | undefined> {
