@@ -14,9 +14,8 @@ import { storm as stormEndpoint } from './storm';
  */
 const RUNS = Number(process.env.TOLLGATE_FUZZ_RUNS ?? 10_000);
 const SEED = Number(process.env.TOLLGATE_FUZZ_SEED ?? 20_261_201);
+// Kept in flight continuously (storm.ts): a held hook (1 s) or wait (0.2 s) holds one lane.
 const CONCURRENCY = 64;
-// Large batches: a held hook (1 s) or wait (0.2 s) then overlaps the rest of its batch.
-const BATCH = 512;
 const TIME_LIMIT_MS = Number(process.env.TOLLGATE_FUZZ_TIME_LIMIT_MS ?? 240_000);
 
 interface Keys {
@@ -203,14 +202,13 @@ describe('A1/A5/A6 — approval-api under hostile HTTP input (process)', () => {
 
   /** Sends RUNS generated requests to one endpoint; every answer must be below 500. */
   async function storm(name: string, target: Target): Promise<void> {
-    const { sent, histogram, failures, seconds } = await stormEndpoint(
+    const { sent, histogram, seconds } = await stormEndpoint(
       client,
       name,
       caseOf(target, keys, ids),
       {
         runs: RUNS,
         seed: SEED,
-        batch: BATCH,
         concurrency: CONCURRENCY,
         timeLimitMs: TIME_LIMIT_MS,
         describe: (request, status, answer) =>
@@ -221,8 +219,8 @@ describe('A1/A5/A6 — approval-api under hostile HTTP input (process)', () => {
     console.log(
       `A1 fuzz ${name}: ${sent} requests in ${seconds.toFixed(1)} s, statuses ${JSON.stringify(histogram)}`,
     );
+    // An answer of 500 or more, or none, has already failed the storm with the bad answers.
     expect(sent).toBeGreaterThanOrEqual(RUNS);
-    expect(failures).toEqual([]);
   }
 
   const target = (name: string): Target => TARGETS.find((t) => t.name === name)!;

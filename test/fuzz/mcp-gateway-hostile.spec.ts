@@ -28,8 +28,8 @@ import { storm as stormEndpoint } from './storm';
  */
 const RUNS = Number(process.env.TOLLGATE_FUZZ_RUNS ?? 10_000);
 const SEED = Number(process.env.TOLLGATE_FUZZ_SEED ?? 20_261_201);
+/** Requests kept in flight continuously (storm.ts). */
 const CONCURRENCY = 64;
-const BATCH = 512;
 const TIME_LIMIT_MS = Number(process.env.TOLLGATE_FUZZ_TIME_LIMIT_MS ?? 240_000);
 /** The gateway's own limit is 4 MiB; a body past it must be refused, not buffered. */
 const HUGE_BYTES = 4 * 1024 * 1024 + 1;
@@ -388,10 +388,9 @@ describe('X6 — the MCP gateway under hostile HTTP input (process)', () => {
 
   /** Sends RUNS generated requests to one endpoint; every answer must be below 500. */
   async function storm(name: EndpointName, cases: fc.Arbitrary<RawRequest>): Promise<void> {
-    const { sent, histogram, failures, seconds } = await stormEndpoint(client, name, cases, {
+    const { sent, histogram, seconds } = await stormEndpoint(client, name, cases, {
       runs: RUNS,
       seed: SEED,
-      batch: BATCH,
       concurrency: CONCURRENCY,
       timeLimitMs: TIME_LIMIT_MS,
       describe: (request, status, answer) =>
@@ -401,8 +400,8 @@ describe('X6 — the MCP gateway under hostile HTTP input (process)', () => {
     console.log(
       `X6 mcp-gateway ${name}: ${sent} requests in ${seconds.toFixed(1)} s, statuses ${JSON.stringify(histogram)}`,
     );
+    // An answer of 500 or more, or none, has already failed the storm with the bad answers.
     expect(sent).toBeGreaterThanOrEqual(RUNS);
-    expect(failures).toEqual([]);
   }
 
   const cases = (name: EndpointName): fc.Arbitrary<RawRequest> => {
