@@ -102,6 +102,18 @@ describe('A3 — clients and keys (process)', () => {
       expect(answer.body).toEqual(answers[0]?.body);
     }
     expect(answers[0]?.body.error).toBe('unauthorized');
+    // The wrong secret's refusal is remembered: sent again it is still refused, and
+    // remembering it did not make the right secret of the same key id a refusal too.
+    for (let again = 0; again < 2; again += 1) {
+      const wrongAgain = await system.call('GET', '/v1/approvals/apr_00000000000000000000000000', {
+        key: wrongSecret,
+      });
+      expect(wrongAgain.status).toBe(401);
+    }
+    const right = await system.call('GET', '/v1/approvals/apr_00000000000000000000000000', {
+      key,
+    });
+    expect(right.status).toBe(404);
     const basic = await system.call('GET', '/v1/approvals/apr_00000000000000000000000000', {
       headers: { authorization: `Basic ${key}` },
     });
