@@ -11,6 +11,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { UpstreamCallError, type UpstreamPool } from '@tollgate/mcp-upstream';
 import type { Logger } from 'pino';
 import type { GatedCallUseCase } from './approval/gated-call.usecase';
@@ -29,13 +30,22 @@ export interface GatewayServerDeps {
 }
 
 /**
+ * One JSON Schema validator for every session's Server. Given none, the SDK's Server builds
+ * its own Ajv with every format added, and the gateway builds a Server per session: under the
+ * X6 fuzz (an initialize in every few requests) that was 18% of the gateway's CPU, and any
+ * client could buy it with one junk initialize. The Server uses it only to check an
+ * elicitation's answer, which the gateway never asks for.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
+/**
  * One MCP server per agent session (the SDK binds a Server to one transport). The low-level
  * Server, not McpServer: upstream tools arrive as plain JSON Schema and are passed on as they are.
  */
 export function createGatewayServer(deps: GatewayServerDeps, sessionOf: () => string): Server {
   const server = new Server(
     { name: 'tollgate-mcp-gateway', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {
