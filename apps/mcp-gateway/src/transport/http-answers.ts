@@ -6,16 +6,33 @@ import type { HttpRefusal } from './mcp-http-rules';
 export function writeRefusal(res: ServerResponse, refusal: HttpRefusal): void {
   const error: Record<string, unknown> = { code: refusal.code, message: refusal.message };
   if (refusal.data !== undefined) error.data = refusal.data;
-  res.writeHead(refusal.status, { 'content-type': 'application/json', ...refusal.headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error, id: null }));
+  endJson(res, refusal.status, JSON.stringify({ jsonrpc: '2.0', error, id: null }), {
+    ...refusal.headers,
+  });
 }
 
 /** One JSON answer: the whole exchange in one write, one packet for the agent to wake up for. */
 export function writeJson(res: ServerResponse, body: unknown, sessionId: string | undefined): void {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  const headers: Record<string, string> = {};
   if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
-  res.writeHead(200, headers);
-  res.end(JSON.stringify(body));
+  endJson(res, 200, JSON.stringify(body), headers);
+}
+
+/**
+ * A whole JSON body with its Content-Length. Without one, a writeHead before end() makes Node
+ * answer chunked: the body went out as three pieces in a writev, and every agent's HTTP
+ * parser had to take the chunk framing apart, for a body whose length was known all along.
+ */
+export function endJson(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = String(Buffer.byteLength(text));
+  res.writeHead(status, headers);
+  res.end(text);
 }
 
 /**

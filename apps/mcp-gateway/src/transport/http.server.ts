@@ -8,7 +8,7 @@ import {
 import type { Logger } from 'pino';
 import type { McpAccess, McpAccessRefusal } from './mcp-access';
 import type { McpSessions } from './mcp-sessions';
-import { writeRefusal } from './http-answers';
+import { endJson, writeRefusal } from './http-answers';
 
 /** The approval API's limit: an MCP message bigger than any approval it could ask for is refused. */
 const BODY_LIMIT = 4 * 1024 * 1024;
@@ -83,8 +83,7 @@ export function createHttpServer(
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  endJson(res, status, JSON.stringify(body));
 }
 
 function rpcError(

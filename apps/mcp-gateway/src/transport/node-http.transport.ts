@@ -117,7 +117,8 @@ export class NodeHttpTransport implements Transport {
     const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       messages.forEach((message) => this.onmessage?.(message));
-      res.writeHead(202);
+      // Status set, not written ahead: end() then says Content-Length: 0, not an empty chunked body.
+      res.statusCode = 202;
       res.end();
       return;
     }
@@ -156,7 +157,7 @@ export class NodeHttpTransport implements Transport {
     const refusal = sessionRefusal(req.headers, this.initialized, this.sessionId);
     if (refusal !== undefined) return writeRefusal(res, refusal);
     if (this.sessionId !== undefined) this.options.onsessionclosed?.(this.sessionId);
-    res.writeHead(200);
+    res.statusCode = 200;
     res.end();
     return this.close();
   }
