@@ -40,7 +40,11 @@ describe('MCP gateway: JSON or SSE answers over streamable HTTP (M1)', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('application/json');
     expect(answer.headers.get('mcp-session-id')).toBe(session.id);
-    expect(await answer.json()).toMatchObject({
+    // Its length up front, not chunked: one body for the agent's parser, no framing to undo.
+    const text = await answer.text();
+    expect(answer.headers.get('transfer-encoding')).toBeNull();
+    expect(answer.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(JSON.parse(text)).toMatchObject({
       jsonrpc: '2.0',
       id: 1,
       result: { content: [{ type: 'text', text: expect.stringContaining('plain') }] },
@@ -90,6 +94,7 @@ describe('MCP gateway: JSON or SSE answers over streamable HTTP (M1)', () => {
   it('M1 takes a notification or a response with 202 and no body', async () => {
     const accepted = await session.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('content-length')).toBe('0');
     expect(await accepted.text()).toBe('');
   });
 });
