@@ -36,7 +36,9 @@ describe('M7 bench:mcp-gateway smoke', () => {
         ),
       );
     }
-    expect(output).toMatch(/held calls: 20 held \(20 approvals asked\), .* held calls per GiB/);
+    expect(output).toMatch(
+      /held calls: 20 of 20 calls held \(20 approvals asked\), .* held calls per GiB/,
+    );
     // Beyond execFile's own 120 s: a bench that hangs fails with its output, not jest's timeout.
   }, 150_000);
 });
