@@ -6,6 +6,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingHttpHeaders } from 'node:http';
+import { isPlainRequest } from './plain-request';
 
 /**
  * The streamable HTTP rules the SDK's transport applies, as pure checks over the node request's
@@ -76,6 +77,11 @@ export function postMessages(headers: IncomingHttpHeaders, body: unknown): PostM
   const raw = Array.isArray(body) ? body : [body];
   const messages: JSONRPCMessage[] = [];
   for (const message of raw) {
+    // A plain request is one the schema would take as it is (see isPlainRequest).
+    if (isPlainRequest(message)) {
+      messages.push(message);
+      continue;
+    }
     // The SDK's own schema, once per message: the server trusts the shape from here on.
     const parsed = JSONRPCMessageSchema.safeParse(message);
     if (!parsed.success) return refused(400, -32700, 'Parse error: Invalid JSON-RPC message');

@@ -12,8 +12,9 @@ type RequestEntry = (request: JSONRPCRequest, extra?: unknown) => void;
  * then request — so every request costs two failed parses, zod's dearest path (issues built,
  * then dropped): in the c16 profile about 3% of the gateway's CPU per allowed call, plus the
  * garbage. The transports the gateway serves (its node:http one, the SDK's stdio one) have each
- * already validated every message against JSONRPCMessageSchema, whose four branches are strict
- * and exclude one another; so a delivered message with a method and an id and neither result nor
+ * already validated every message against JSONRPCMessageSchema (the node:http one by a check
+ * without zod for a plain request, which accepts only what the schema accepts: isPlainRequest),
+ * whose four branches are strict and exclude one another; so a delivered message with a method and an id and neither result nor
  * error IS a request, and the router would have sent it to the same place. Everything else
  * (responses to the gateway's own requests, notifications) still takes the SDK's router.
  * Nothing is checked less: the request's schema check, the handler's, and the answer are the
