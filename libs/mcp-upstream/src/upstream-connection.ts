@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { CoalescingStdioClientTransport } from './coalescing-stdio.transport';
 import type { UpstreamSpec } from './mcp-servers.config';
 import { ownSignalFetch } from './own-signal-fetch';
+import { routeResponsesDirectly } from './response-dispatch';
 import { type BackoffSettings, DEFAULT_BACKOFF, restartDelayMs } from './restart-backoff';
 import { UpstreamCallError } from './upstream-call.error';
 
@@ -155,7 +156,9 @@ export class UpstreamConnection {
     this.current = { client, generation };
     const timeout = this.options.startTimeoutMs ?? 30_000;
     try {
-      await client.connect(this.transport(), { timeout });
+      const transport = this.transport();
+      await client.connect(transport, { timeout });
+      routeResponsesDirectly(client, transport);
       await this.refreshTools(client, timeout);
     } catch (error) {
       this.fail(generation, `failed to start: ${messageOf(error)}`);
