@@ -10,8 +10,8 @@ void bootstrapService({
   service: 'session-service',
   // The policy file is read with the environment: a bad one stops the start naming its line.
   // MCP servers are named before they run: the policy may name their tools by server.
-  loadConfig: (env) => {
-    const config = withMcpServers(loadSessionServiceConfig(env), env);
+  loadConfig: async (env) => {
+    const config = await withMcpServers(loadSessionServiceConfig(env), env);
     const servers = [...config.mcpServers.servers.keys()];
     return withToolPolicy(config, withMcpTools(builtInTools(), servers, undefined));
   },

@@ -1,5 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { UpstreamPool } from '@tollgate/mcp-upstream';
+import type { UpstreamPool } from '@tollgate/mcp-upstream';
 import { sessionServiceConsumer, streamDefinitions } from '@tollgate/protocol';
 import {
   DatabaseClient,
@@ -60,16 +60,13 @@ export class SessionServiceModule {
         },
         {
           provide: MCP_POOL,
-          useValue: new UpstreamPool(config.mcpServers?.servers ?? new Map(), {
-            logger,
-            clientName: 'tollgate-session-service',
-          }),
+          useFactory: () => mcpPoolFor(config, logger),
         },
         McpUpstreams,
         {
           provide: TOOL_REGISTRY,
-          useFactory: (pool: UpstreamPool) =>
-            withMcpTools(builtInTools(), pool.serverNames(), pool),
+          useFactory: (pool: UpstreamPool | undefined) =>
+            withMcpTools(builtInTools(), pool?.serverNames() ?? [], pool),
           inject: [MCP_POOL],
         },
         { provide: TOOL_POLICY, useValue: config.toolPolicy },
@@ -84,6 +81,20 @@ export class SessionServiceModule {
       ],
     };
   }
+}
+
+/**
+ * The pool of the configured MCP servers, or undefined without any: the library loads the MCP
+ * SDK, zod schemas and ajv (~0.1 s of CPU), which a start without MCP servers must not pay.
+ */
+async function mcpPoolFor(
+  config: SessionServiceStartConfig,
+  logger: Logger,
+): Promise<UpstreamPool | undefined> {
+  const servers = config.mcpServers?.servers;
+  if (servers === undefined || servers.size === 0) return undefined;
+  const { UpstreamPool } = await import('@tollgate/mcp-upstream');
+  return new UpstreamPool(servers, { logger, clientName: 'tollgate-session-service' });
 }
 
 function limitedModelClientFor(config: SessionServiceConfig, metrics: MetricsService): ModelClient {

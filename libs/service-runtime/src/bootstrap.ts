@@ -19,7 +19,8 @@ import { JetStreamTransport } from './jetstream.transport';
 
 export interface ServiceDefinition<C extends BaseConfig> {
   service: ServiceName;
-  loadConfig(env: NodeJS.ProcessEnv): C;
+  /** May be async: a config part that needs a heavy library can load it only when asked for. */
+  loadConfig(env: NodeJS.ProcessEnv): C | Promise<C>;
   rootModule(config: C, logger: Logger): DynamicModule;
   /** The POST routes the service serves to the outside, e.g. `/slack/events`. */
   inboundEndpoints?: readonly string[];
@@ -40,7 +41,7 @@ export async function bootstrapService<C extends BaseConfig>(
 ): Promise<void> {
   let config: C;
   try {
-    config = definition.loadConfig(process.env);
+    config = await definition.loadConfig(process.env);
   } catch (error) {
     const message = error instanceof ConfigError ? error.message : String(error);
     process.stderr.write(`${definition.service}: ${message}\n`);

@@ -1,8 +1,4 @@
-import {
-  parseServersBlock,
-  parseYamlKeepingReferences,
-  type ServersConfig,
-} from '@tollgate/mcp-upstream';
+import type { ServersConfig } from '@tollgate/mcp-upstream';
 import { ConfigError } from '@tollgate/service-runtime';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
@@ -17,14 +13,16 @@ export interface McpServersStartConfig {
  * TOLLGATE_MCP_SERVERS_FILE: the `servers:` block of the gateway's config (other keys are the
  * gateway's and ignored), read with the environment so a bad one stops the start.
  */
-export function withMcpServers<C extends { readonly TOLLGATE_MCP_SERVERS_FILE?: string }>(
+export async function withMcpServers<C extends { readonly TOLLGATE_MCP_SERVERS_FILE?: string }>(
   config: C,
   env: Readonly<Record<string, string | undefined>>,
-): C & McpServersStartConfig {
+): Promise<C & McpServersStartConfig> {
   const file = config.TOLLGATE_MCP_SERVERS_FILE;
   if (!file) {
     return { ...config, mcpServers: { servers: new Map(), secrets: [] }, MCP_SERVERS_SECRET: [] };
   }
+  // Loaded only with a servers file: the library brings the MCP SDK (~0.1 s of CPU per start).
+  const { parseServersBlock, parseYamlKeepingReferences } = await import('@tollgate/mcp-upstream');
   let raw: unknown;
   try {
     raw = parseYamlKeepingReferences(readFileSync(file, 'utf8'), parse);

@@ -1,4 +1,4 @@
-import { splitToolName, type UpstreamPool } from '@tollgate/mcp-upstream';
+import type { UpstreamPool } from '@tollgate/mcp-upstream';
 import { mcpTool } from './mcp.tool';
 import type { ToolRegistry } from './tool-registry';
 
@@ -26,6 +26,16 @@ export function withMcpTools(
       ...builtIns.list(),
       ...(pool?.tools().map((listed) => mcpTool(listed, pool, MCP_CALL_TIMEOUT_MS)) ?? []),
     ],
-    isMcpTool: (name) => configured.has(splitToolName(name)?.server ?? ''),
+    isMcpTool: (name) => configured.has(serverOf(name)),
   };
+}
+
+/**
+ * The `<server>` of a `<server>__<tool>` name, as splitToolName finds it (a server name cannot
+ * hold `__`, so the first one splits). Not imported from @tollgate/mcp-upstream: that loads
+ * the MCP SDK, which a session service without MCP servers must not pay for at every start.
+ */
+function serverOf(name: string): string {
+  const at = name.indexOf('__');
+  return at > 0 && at + 2 < name.length ? name.slice(0, at) : '';
 }

@@ -15,16 +15,18 @@ const FIRST_START_WAIT_MS = 15_000;
 @Injectable()
 export class McpUpstreams implements OnModuleInit, OnApplicationShutdown {
   constructor(
-    @Inject(MCP_POOL) private readonly pool: UpstreamPool,
+    /** Undefined when no MCP server is configured (the library is then never loaded). */
+    @Inject(MCP_POOL) private readonly pool: UpstreamPool | undefined,
     private readonly readiness: ReadinessService,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.pool.serverNames().length === 0) return;
-    this.readiness.describe('mcpServers', () => this.pool.states());
+    const pool = this.pool;
+    if (pool === undefined || pool.serverNames().length === 0) return;
+    this.readiness.describe('mcpServers', () => pool.states());
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.pool.start(),
+      pool.start(),
       new Promise<void>((resolve) => {
         timer = setTimeout(resolve, FIRST_START_WAIT_MS);
       }),
@@ -33,6 +35,6 @@ export class McpUpstreams implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.pool.stop();
+    await this.pool?.stop();
   }
 }
