@@ -27,31 +27,62 @@ export async function startJourneySystem(
 ): Promise<JourneySystem> {
   const driver = CONTRACT_DRIVERS[platform]!();
   await driver.start();
-  let session: SessionServiceFixture | undefined;
-  try {
-    const prefix = uniqueToken(`${tag}${platform}`).slice(0, 24);
-    session = await SessionServiceFixture.create(`${tag}${platform}ss`, sessionEnv, { prefix });
-    const binding = await BindingFixture.create(
+  const prefix = uniqueToken(`${tag}${platform}`).slice(0, 24);
+  const startSession = () =>
+    SessionServiceFixture.create(`${tag}${platform}ss`, sessionEnv, { prefix });
+  const startBinding = () =>
+    BindingFixture.create(
       `${platform}-binding`,
       `${tag}${platform}b`,
       () => driver.bindingEnv(),
       bindingEnv,
       { prefix },
     );
-    const started = session;
-    return {
-      driver,
-      session: started,
-      binding,
-      async dispose() {
-        await binding.dispose();
-        await started.dispose();
-        await driver.stop();
-      },
-    };
-  } catch (error) {
-    await session?.dispose();
+  // The binding needs nothing of the session service to start (its own schema; it creates
+  // the streams it uses itself, and a create that races the session service's is taken as
+  // found), so both boot at once: a journey's set-up waits for the slower, not for the sum.
+  // Only when the two would define the shared streams differently does the session service
+  // go first, so that its definition is the one the streams get, as before.
+  const parts = sameStreamDefinitions(sessionEnv, bindingEnv)
+    ? await Promise.allSettled([startSession(), startBinding()])
+    : await startInOrder(startSession, startBinding);
+  const [session, binding] = parts;
+  if (session.status === 'rejected' || binding.status === 'rejected') {
+    // Each create already stopped its own process if it never became ready.
+    if (binding.status === 'fulfilled') await binding.value.dispose();
+    if (session.status === 'fulfilled') await session.value.dispose();
     await driver.stop();
-    throw error;
+    throw session.status === 'rejected'
+      ? session.reason
+      : (binding as PromiseRejectedResult).reason;
   }
+  return {
+    driver,
+    session: session.value,
+    binding: binding.value,
+    async dispose() {
+      await binding.value.dispose();
+      await session.value.dispose();
+      await driver.stop();
+    },
+  };
+}
+
+/** The variables that shape the streams both services create on the shared prefix. */
+const STREAM_SHAPING = ['TOLLGATE_OUT_MAX_AGE_DAYS', 'TOLLGATE_STREAM_MAX_BYTES'];
+
+function sameStreamDefinitions(a: Record<string, string>, b: Record<string, string>): boolean {
+  return STREAM_SHAPING.every((name) => a[name] === b[name]);
+}
+
+async function startInOrder(
+  startSession: () => Promise<SessionServiceFixture>,
+  startBinding: () => Promise<BindingFixture>,
+): Promise<[PromiseSettledResult<SessionServiceFixture>, PromiseSettledResult<BindingFixture>]> {
+  const [session] = await Promise.allSettled([startSession()]);
+  if (session.status === 'rejected') {
+    return [session, { status: 'rejected', reason: new Error('not started') }];
+  }
+  const [binding] = await Promise.allSettled([startBinding()]);
+  return [session, binding];
 }
