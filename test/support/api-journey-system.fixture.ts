@@ -1,6 +1,11 @@
 import type { Platform } from '@tollgate/protocol';
 import { ApprovalApiSystem } from './approval-api.fixture';
-import { startJourneySystem, type JourneySystem } from './journey-system.fixture';
+import {
+  journeyPrefix,
+  type JourneySystem,
+  sameStreamDefinitions,
+  startJourneySystem,
+} from './journey-system.fixture';
 
 /** A journey system with the built approval-api beside it, on the same subject prefix. */
 export interface ApiJourneySystem extends JourneySystem {
@@ -27,22 +32,39 @@ export async function startApiJourneySystem(
     bindingEnv?: Record<string, string>;
   } = {},
 ): Promise<ApiJourneySystem> {
-  const system = await startJourneySystem(platform, tag, sessionEnv, bindingEnv);
-  try {
-    const approvals = await ApprovalApiSystem.start(`${tag}${platform}`, {
-      prefix: system.session.prefix,
-      env: apiEnv,
-    });
-    return {
-      ...system,
-      approvals,
-      async dispose() {
-        await approvals.stop();
-        await system.dispose();
-      },
-    };
-  } catch (error) {
-    await system.dispose();
-    throw error;
+  const prefix = journeyPrefix(platform, tag);
+  const startSystem = () => startJourneySystem(platform, tag, sessionEnv, bindingEnv, { prefix });
+  const startApi = () => ApprovalApiSystem.start(`${tag}${platform}`, { prefix, env: apiEnv });
+  // The approval-api needs nothing of the others to boot (its own schema; the streams it uses
+  // it creates itself), so all three start at once unless it would define the shared streams
+  // otherwise than the session service: then the session service goes first, as before.
+  let parts: [PromiseSettledResult<JourneySystem>, PromiseSettledResult<ApprovalApiSystem>];
+  if (sameStreamDefinitions(sessionEnv, apiEnv)) {
+    parts = await Promise.allSettled([startSystem(), startApi()]);
+  } else {
+    const [system] = await Promise.allSettled([startSystem()]);
+    parts = [
+      system,
+      system.status === 'fulfilled'
+        ? (await Promise.allSettled([startApi()]))[0]
+        : { status: 'rejected', reason: new Error('not started') },
+    ];
   }
+  const [system, approvals] = parts;
+  if (system.status === 'rejected' || approvals.status === 'rejected') {
+    // Each start already stopped what it started if it failed part-way.
+    if (approvals.status === 'fulfilled') await approvals.value.stop();
+    if (system.status === 'fulfilled') await system.value.dispose();
+    throw system.status === 'rejected'
+      ? system.reason
+      : (approvals as PromiseRejectedResult).reason;
+  }
+  return {
+    ...system.value,
+    approvals: approvals.value,
+    async dispose() {
+      await approvals.value.stop();
+      await system.value.dispose();
+    },
+  };
 }

@@ -105,7 +105,14 @@ export class ApprovalApiSystem {
       fullEnv,
       sharedPrefix === undefined,
     );
-    for (let i = 0; i < replicas; i += 1) await system.addReplica();
+    try {
+      for (let i = 0; i < replicas; i += 1) await system.addReplica();
+    } catch (error) {
+      // A replica that never became ready is still running: stop it and clean up, so a
+      // caller's failed start leaves no process, schema or streams behind.
+      await system.stop().catch(() => undefined);
+      throw error;
+    }
     return system;
   }
 

@@ -17,17 +17,19 @@ export interface JourneySystem {
  * Starts what a journey through one platform needs. `tag` (a letter or two) names the test's
  * prefix, schemas and processes; `sessionEnv` is added to the session-service's environment
  * (a policy file, say), `bindingEnv` to the binding's. Whatever started is stopped again if a
- * later part fails to start.
+ * later part fails to start. `options.prefix` is the subject prefix to use (journeyPrefix's),
+ * for a caller that starts something else on it at the same time.
  */
 export async function startJourneySystem(
   platform: Platform,
   tag: string,
   sessionEnv: Record<string, string> = {},
   bindingEnv: Record<string, string> = {},
+  options: { prefix?: string } = {},
 ): Promise<JourneySystem> {
   const driver = CONTRACT_DRIVERS[platform]!();
   await driver.start();
-  const prefix = uniqueToken(`${tag}${platform}`).slice(0, 24);
+  const prefix = options.prefix ?? journeyPrefix(platform, tag);
   const startSession = () =>
     SessionServiceFixture.create(`${tag}${platform}ss`, sessionEnv, { prefix });
   const startBinding = () =>
@@ -68,10 +70,22 @@ export async function startJourneySystem(
   };
 }
 
-/** The variables that shape the streams both services create on the shared prefix. */
+/** A fresh subject prefix for a journey system of `platform` tagged `tag`. */
+export function journeyPrefix(platform: Platform, tag: string): string {
+  return uniqueToken(`${tag}${platform}`).slice(0, 24);
+}
+
+/** The variables that shape the streams the services create on a shared prefix. */
 const STREAM_SHAPING = ['TOLLGATE_OUT_MAX_AGE_DAYS', 'TOLLGATE_STREAM_MAX_BYTES'];
 
-function sameStreamDefinitions(a: Record<string, string>, b: Record<string, string>): boolean {
+/**
+ * Whether two services' environments define the shared streams alike, so that they may start
+ * at once: whichever creates a stream first gives it its definition.
+ */
+export function sameStreamDefinitions(
+  a: Record<string, string>,
+  b: Record<string, string>,
+): boolean {
   return STREAM_SHAPING.every((name) => a[name] === b[name]);
 }
 
