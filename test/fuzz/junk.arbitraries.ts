@@ -73,12 +73,12 @@ export const mutations: fc.Arbitrary<Mutation[]> = fc.array(
  * elements alike, the root included, so the whole body can become an array or a string).
  */
 export function mutate(template: unknown, changes: readonly Mutation[]): unknown {
-  let result: unknown = structuredClone(template);
+  let result: unknown = copyOf(template);
   for (const change of changes) {
     const paths = pathsOf(result);
     const path = paths[change.at % paths.length];
     if (path.length === 0) {
-      result = structuredClone(change.value);
+      result = copyOf(change.value);
       continue;
     }
     const parent = path.slice(0, -1).reduce<unknown>((node, key) => descend(node, key), result);
@@ -89,7 +89,7 @@ export function mutate(template: unknown, changes: readonly Mutation[]): unknown
     } else {
       // A copy: generated values (the polluters, `{}`) are shared between cases.
       Object.defineProperty(parent, key, {
-        value: structuredClone(change.value),
+        value: copyOf(change.value),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -97,6 +97,35 @@ export function mutate(template: unknown, changes: readonly Mutation[]): unknown
     }
   }
   return result;
+}
+
+/**
+ * A deep copy of plain JSON-like data as structuredClone makes one (own `__proto__` keys stay
+ * own data properties; an object reached twice, like the shared `text` of a Slack button, is
+ * copied once and stays shared) but sharing strings, which are immutable: structuredClone
+ * copied every junk string of up to 120 000 characters.
+ */
+function copyOf(value: unknown, copies = new Map<object, unknown>()): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const known = copies.get(value);
+  if (known !== undefined) return known;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    copies.set(value, copy);
+    for (const item of value) copy.push(copyOf(item, copies));
+    return copy;
+  }
+  const copy: Record<string, unknown> = {};
+  copies.set(value, copy);
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(copy, key, {
+      value: copyOf((value as Record<string, unknown>)[key], copies),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
 }
 
 function pathsOf(node: unknown, prefix: string[] = [], into: string[][] = []): string[][] {

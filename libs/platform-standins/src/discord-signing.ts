@@ -47,9 +47,14 @@ export function discordKeyPairFromPhrase(phrase: string): DiscordKeyPair {
 export function signDiscordRequest(
   privateKey: KeyObject,
   timestamp: number | string,
-  body: string,
+  body: string | Buffer,
 ): Record<string, string> {
-  const signature = sign(null, Buffer.from(`${timestamp}${body}`), privateKey);
+  // A Buffer is signed as it is: the fuzz suite's mebibyte bodies skip a string round trip.
+  const message =
+    typeof body === 'string'
+      ? Buffer.from(`${timestamp}${body}`)
+      : Buffer.concat([Buffer.from(String(timestamp)), body]);
+  const signature = sign(null, message, privateKey);
   return {
     'X-Signature-Ed25519': signature.toString('hex'),
     'X-Signature-Timestamp': String(timestamp),
