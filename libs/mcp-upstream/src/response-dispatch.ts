@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from './plain-object';
 
 /** The SDK Protocol's own response entry point, which its message router calls for a response. */
 type ResponseEntry = (response: JSONRPCResultResponse) => void;
@@ -49,15 +50,5 @@ export function isPlainResultResponse(message: unknown): message is JSONRPCResul
     (typeof id === 'string' || Number.isSafeInteger(id)) &&
     isPlainObject(result) &&
     !Object.hasOwn(result, '_meta')
-  );
-}
-
-/** An object as JSON.parse makes it: not null, not an array, Object's own prototype. */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.getPrototypeOf(value) === Object.prototype
   );
 }

@@ -1,4 +1,5 @@
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from '@tollgate/mcp-upstream';
 
 const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
@@ -28,15 +29,5 @@ export function isPlainRequest(message: unknown): message is JSONRPCRequest {
     isPlainObject(params) &&
     !Object.hasOwn(params, '_meta') &&
     !Object.hasOwn(params, '__proto__')
-  );
-}
-
-/** An object as JSON.parse makes it: not null, not an array, Object's own prototype. */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.getPrototypeOf(value) === Object.prototype
   );
 }
