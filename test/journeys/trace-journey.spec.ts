@@ -1,3 +1,4 @@
+import { deriveSessionId } from '@tollgate/protocol';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
 import { alice } from '../support/commands';
 import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
@@ -100,13 +101,15 @@ describe('D7 one trace from a user message to the tool’s result', () => {
     await waitFor('the prompt with buttons', () =>
       driver.messagesIn(conversation).find((m) => m.buttons.length > 0),
     );
+    const sessionId = deriveSessionId(conversation);
+    // Only a prompt the binding has journaled as shown can be answered by typing (§1.3): the
+    // stand-in shows the post a moment before the binding journals it, and a typed "approve"
+    // in that moment is an ordinary message (CI saw it once).
+    await binding.promptTracked(sessionId);
     expect((await driver.say(binding.url, conversation, 'approve', alice)).status).toBe(200);
     await waitFor('the tool’s result in the thread', () =>
       driver.messagesIn(conversation).find((m) => m.text.includes('write_note: 1')),
     );
-    const sessionId = binding.commands.find(
-      (c) => c.command.conversation.channelId === conversation.channelId,
-    )!.command.sessionId;
     const answer = await waitFor('the span of the typed answer', () =>
       receiver.spans.find(
         (s) =>

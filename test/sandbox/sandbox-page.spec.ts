@@ -304,8 +304,14 @@ describe.each(PLATFORMS)('the %s panel, real MCP tools', (platform) => {
     const approved = `w7-${platform}.txt`;
     const id = await askForPrompt(platform, write(approved));
     await click(platform, id, 'Approve once');
-    await waitFor(`${platform}: the file written`, () => existsSync(join(workspace(), approved)));
-    expect(readFileSync(join(workspace(), approved), 'utf8')).toBe(`from ${platform}`);
+    // The filesystem server creates the file and then writes it (not atomically): a file that
+    // exists may still be empty for a moment, so wait for its content, not its name.
+    const written = join(workspace(), approved);
+    await waitFor(`${platform}: the file written`, () =>
+      existsSync(written) && readFileSync(written, 'utf8') === `from ${platform}`
+        ? true
+        : undefined,
+    );
     await waitFor(`${platform}: the page lists the file`, async () =>
       (await textOf(page.locator('.workspace'))).includes(approved),
     );
