@@ -1,21 +1,15 @@
 import { TransientFailure } from '@tollgate/messaging';
-import {
-  MAX_GROUP_MEMBERS,
-  PROTOCOL_VERSION,
-  type ToolInteractionRequest,
-  undeliverableCommandId,
-} from '@tollgate/protocol';
+import type { ToolInteractionRequest } from '@tollgate/protocol';
 import type { Logger } from 'pino';
 import type { CommandPublisher } from '../inbound/command-publisher.port';
-import type { PromptClaim, PromptJournal, PromptLease } from '../journal/prompt-journal.port';
+import type { PromptClaim, PromptJournal } from '../journal/prompt-journal.port';
 import type { CallPriority } from '../pacing/rate-limit-pacer';
-import type { FoundPrompt, MessageRef, PacedCall, PlatformAdapter } from '../platform-adapter.port';
+import type { MessageRef, PacedCall, PlatformAdapter } from '../platform-adapter.port';
 import { decidePromptFailure } from '../prompt/prompt-failure.policy';
 import type { PromptEvent } from '../prompt/prompt-event';
 import {
   decidePrompt,
   effectEvents,
-  trackedEvent,
   type OrderedCallOutput,
 } from '../prompt/prompt-lifecycle.decider';
 import { newPostNonce } from '../prompt/post-nonce';
@@ -23,7 +17,11 @@ import type { OutputHandled } from './output-handled';
 import { classifyPlatformFailure, effectFailure } from './effect-failure';
 import { LEASED_RETRY_MAX_MS } from './deliver-once.usecase';
 import type { PacedPlatformCall, Park } from './paced-platform-call';
+import { releasePromptLease } from './release-prompt-lease';
 import { reportPromptShown } from './report-prompt-shown';
+import { resolveApproverGroups } from './resolve-approver-groups';
+import { settleUnfinishedPost } from './settle-unfinished-post';
+import { tellUndeliverable } from './tell-undeliverable';
 
 export interface ShowPromptDeps {
   readonly prompts: PromptJournal;
@@ -38,13 +36,6 @@ export interface ShowPromptDeps {
 }
 
 type Claimed = Extract<PromptClaim, { kind: 'claimed' }>;
-
-/** A prompt names approver groups on a platform whose binding cannot read them. */
-export class ApproverGroupsUnsupported extends Error {
-  constructor(platform: string) {
-    super(`the ${platform} binding cannot resolve approver groups`);
-  }
-}
 
 /**
  * An unfinished post is looked for before each new claim; more than this many in a row means
@@ -94,7 +85,7 @@ export class ShowPrompt {
           log.debug({ reason: claim.decision.reason }, 'output dropped');
           return { outcome: 'dropped', reason: claim.decision.reason };
         case 'unfinished_post':
-          await this.settleUnfinishedPost(claim, log);
+          await settleUnfinishedPost(this.deps, claim, log);
           continue;
         case 'claimed':
           return this.makeEffect(claim, log, priority, park);
@@ -122,7 +113,7 @@ export class ShowPrompt {
     try {
       await calls.pace(call, priority, park);
       if (decision.kind === 'post') {
-        await this.resolveApproverGroups(claim);
+        await resolveApproverGroups(this.deps, claim);
         const posted = await adapter.postPrompt(target, decision.view);
         shownAt = { channelId: posted.channelId, messageId: posted.messageId };
         shownNonce = posted.postNonce;
@@ -137,7 +128,7 @@ export class ShowPrompt {
       });
       switch (action.kind) {
         case 'tell_undeliverable':
-          return this.undeliverable(claim, action.reason, failure.reason, log);
+          return tellUndeliverable(this.deps, claim, action.reason, failure.reason, log);
         case 'repost':
           return this.repost(claim, failure.reason, log, park);
         case 'release':
@@ -145,7 +136,7 @@ export class ShowPrompt {
           break;
       }
       const holdMs = action.kind === 'release' ? action.holdMs : 0;
-      await this.releasePrompt(lease, log, holdMs);
+      await releasePromptLease(this.deps.prompts, lease, log, holdMs);
       const thrown = calls.rateLimited(call, effectFailure(adapter, call.effect, error));
       if (holdMs > 0) {
         // A post that got no answer may still be made: its prompt stays held until it could
@@ -181,63 +172,6 @@ export class ShowPrompt {
   }
 
   /**
-   * G1: a prompt naming approver groups has their members read from the platform just before
-   * it is posted, and journaled with it, so every later answer is judged by the same members.
-   * A failure is the post's: retried when transient, undeliverable when the group is unknown.
-   */
-  private async resolveApproverGroups(claim: Claimed): Promise<void> {
-    const groups = claim.decision.view.request.approverGroups;
-    if (groups === undefined) return;
-    const { adapter, prompts } = this.deps;
-    if (adapter.resolveApproverGroup === undefined) {
-      throw new ApproverGroupsUnsupported(adapter.platform);
-    }
-    const members: Record<string, readonly string[]> = {};
-    for (const group of groups) {
-      const ids = await adapter.resolveApproverGroup(claim.target.conversation, group.id);
-      members[group.id] = ids.slice(0, MAX_GROUP_MEMBERS);
-    }
-    await prompts.recordApproverMembers(claim.lease, members);
-  }
-
-  /**
-   * The platform refused the prompt's post for good (channel gone, bot removed): nothing is
-   * out there, so the intent ends with no event, and the session is told, so that it expires
-   * the call instead of waiting for an answer that cannot come (docs/protocol.md §4). A publish
-   * that fails is retried with the whole output; the command's id makes the repeat harmless.
-   */
-  private async undeliverable(
-    claim: Claimed,
-    reason: string,
-    why: string,
-    log: Logger,
-  ): Promise<OutputHandled> {
-    const { prompts, commands, now } = this.deps;
-    const { request } = claim.decision.view;
-    if (!(await prompts.complete(claim.lease, []))) return { outcome: 'lease_lost' };
-    try {
-      await commands.publish({
-        type: 'ToolInteractionUndeliverable',
-        v: PROTOCOL_VERSION,
-        id: undeliverableCommandId(request.id),
-        sessionId: request.sessionId,
-        conversation: request.conversation,
-        occurredAt: now().toISOString(),
-        callId: request.callId,
-        reason,
-        ...(request.agent === undefined ? {} : { agent: request.agent }),
-      });
-    } catch (error) {
-      throw new TransientFailure('undeliverable_unpublished', { cause: error });
-    }
-    log.warn(
-      { reason: why, platformCode: reason },
-      'the platform refused the prompt for good; the session was told it is undeliverable',
-    );
-    return { outcome: 'undeliverable', reason };
-  }
-
-  /**
    * The tracked message cannot be edited for good (deleted, edit window closed, the platform
    * no longer knows it): a new message shows the current state instead — the outcome without
    * buttons, or a prompt still answerable — with a new nonce, and the journal follows it, so
@@ -266,7 +200,7 @@ export class ShowPrompt {
       messageRef = { channelId: posted.channelId, messageId: posted.messageId };
     } catch (error) {
       // decidePromptFailure('repost', …) is always a release: the runner retries or dead-letters.
-      await this.releasePrompt(lease, log);
+      await releasePromptLease(prompts, lease, log);
       throw calls.rateLimited(call, effectFailure(adapter, 'post_prompt', error));
     }
     const events: PromptEvent[] = [
@@ -291,61 +225,6 @@ export class ShowPrompt {
     return { outcome: 'reposted', view: decision.view.kind, messageRef };
   }
 
-  /**
-   * A post that may have reached the platform without being journaled (a crash, or a timeout
-   * after the platform accepted it): adopt it if the platform can find it, so the prompt is
-   * never posted twice; otherwise forget the intent and decide afresh.
-   */
-  private async settleUnfinishedPost(
-    claim: Extract<PromptClaim, { kind: 'unfinished_post' }>,
-    log: Logger,
-  ): Promise<void> {
-    const { adapter, prompts, now, reconcileForMs } = this.deps;
-    const waitedMs = now().getTime() - claim.since.getTime();
-    let found: FoundPrompt | undefined;
-    try {
-      found = await adapter.findPostedPrompt?.(claim.target, claim.since);
-    } catch (error) {
-      const failure = classifyPlatformFailure(adapter, error);
-      const action = decidePromptFailure('find', failure, {
-        landingMs: 0,
-        waitedMs,
-        reconcileForMs,
-      });
-      if (action.kind === 'release') {
-        await this.releasePrompt(claim.lease, log);
-        throw effectFailure(adapter, 'find_posted_prompt', error);
-      }
-      // R3: a look that can never succeed (a missing scope) or has failed for too long must
-      // not block every later output of the prompt. Settled as never posted: a Request is
-      // posted afresh, a later Update or Resolved journals a tombstone and shows nothing.
-      log.warn(
-        { reason: failure.reason, kind: failure.kind, waitedMs },
-        'could not look for an unfinished post; settling it as never posted',
-      );
-      found = undefined;
-    }
-    // The post found may be an earlier attempt's, with that attempt's nonce: the journal
-    // takes the nonce the post carries, so its buttons are believed.
-    const events =
-      found === undefined
-        ? []
-        : [trackedEvent(claim.intent, { channelId: found.channelId, messageId: found.messageId })];
-    const lease =
-      found?.postNonce === undefined ? claim.lease : { ...claim.lease, postNonce: found.postNonce };
-    if (await prompts.complete(lease, events)) {
-      if (found !== undefined) {
-        await this.reportShown(claim.intent.view.request, found, 'posted', log);
-      }
-      log.info(
-        { found: found !== undefined, messageRef: found },
-        found === undefined
-          ? 'unfinished post not on the platform; deciding afresh'
-          : 'unfinished post found on the platform; adopted',
-      );
-    }
-  }
-
   private reportShown(
     request: ToolInteractionRequest,
     messageRef: MessageRef,
@@ -353,12 +232,5 @@ export class ShowPrompt {
     log: Logger,
   ): Promise<void> {
     return reportPromptShown(this.deps, { request, messageRef, shown }, log);
-  }
-
-  // A release that fails only makes the retry wait for the lease to run out.
-  private async releasePrompt(lease: PromptLease, log: Logger, holdMs = 0): Promise<void> {
-    await this.deps.prompts.release(lease, holdMs).catch((error: unknown) => {
-      log.warn({ err: error }, 'could not release the prompt lease; it will run out');
-    });
   }
 }
