@@ -9,6 +9,12 @@ export interface CliIo {
   out(line: string): void;
   err(line: string): void;
   /**
+   * Resolves once `out` has room again (at once when it has), rejects with a CliFailure when
+   * the output is gone. A command printing without bound awaits it between lines: stdout to a
+   * pipe queues in memory whatever its reader has not taken yet.
+   */
+  writable(): Promise<void>;
+  /**
    * Asks the person at the terminal a yes/no question; undefined when there is no terminal
    * to ask on (a script, a pipe), which a command must take as "no".
    */

@@ -1,9 +1,13 @@
 import { createInterface } from 'node:readline/promises';
 import { runCli } from './cli.router';
+import { StdoutLines } from './stdout-lines';
 
-// Output goes through console so it is flushed before node exits with the code.
+const stdout = new StdoutLines(process.stdout);
+
+// The exit code is set, not exited with, so node flushes what stdout still queues first.
 void runCli(process.argv.slice(2), process.env, {
-  out: (line) => console.log(line),
+  out: (line) => stdout.line(line),
+  writable: () => stdout.writable(),
   err: (line) => console.error(line),
   async confirm(question) {
     if (!process.stdin.isTTY) return undefined;

@@ -35,7 +35,11 @@ export const AUDIT_EXPORT: CliCommand = {
     try {
       if (format === 'csv') io.out(CSV_HEADER);
       const line = format === 'csv' ? auditCsvLine : auditJsonLine;
-      for await (const entry of readAudit(runner, range)) io.out(line(entry));
+      for await (const entry of readAudit(runner, range)) {
+        io.out(line(entry));
+        // A slow reader holds the cursor back rather than queueing the trail in memory.
+        await io.writable();
+      }
     } finally {
       await runner.release();
     }
