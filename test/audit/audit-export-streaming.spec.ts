@@ -12,19 +12,19 @@ const LARGE = 100_000;
  * (a CLI that buffered would die: each entry costs well over 1 KB as rows and objects, so
  * 100,000 need over 100 MB), and a young generation that cannot grow with the allocation rate
  * (left to itself, V8 widens it by some 30 MB on a long run, which would look like growth with
- * N). 48 MB, not 32: the CLI's live heap sits at about 31 MB while it streams (its modules
- * grew), so at 32 a streaming export ran out of heap 27,786 entries in on a fresh run,
- * collecting without end at 31 MB rather than growing. 64 MB, not 48: a fresh run under full
- * load died at 57,000 entries with 46-48 MB live, so the live heap does creep with N on a
- * loaded machine; whether that is GC lag or something kept per entry is open (issue 23's
- * closing note), and 64 MB still cannot hold 100,000 entries at once.
+ * N). The export's live heap is 17 MB after a full GC at 10,000 entries and at 400,000 alike;
+ * it runs to the end at 20 MB, so 32 leaves it some 15 MB for collecting late under load. The
+ * 31-48 MB once seen live here was stdout's queue: node writes to a pipe asynchronously, and an
+ * export that did not wait for 'drain' held every line its reader had not taken (40 MB at
+ * 100,000 entries for a reader taking 4 MB/s). The reader stalls to make that certain: an
+ * export that ignores backpressure queues its whole 49 MB output and dies at 32.
  */
-const HEAP_CAP = ['--max-old-space-size=64', '--max-semi-space-size=1'];
+const HEAP_CAP = ['--max-old-space-size=32', '--max-semi-space-size=1'];
 
 /**
- * G4: `audit export` reads through a server-side cursor, so its memory does not grow with the
- * number of entries. The entries are generated in SQL (their hashes are not a valid chain:
- * export does not check them, verify does).
+ * G4: `audit export` reads through a server-side cursor and writes no faster than its reader
+ * takes, so its memory does not grow with the number of entries. The entries are generated
+ * in SQL (their hashes are not a valid chain: export does not check them, verify does).
  */
 describe('G4 — audit export streams (process)', () => {
   let schema: TestSchema;
@@ -74,12 +74,12 @@ describe('G4 — audit export streams (process)', () => {
     const small = await tollgateMeasured(
       ['audit', 'export', '--since', '2026-01-01', '--until', '2026-01-01'],
       env,
-      HEAP_CAP,
+      { nodeFlags: HEAP_CAP, readerStalls: true },
     );
     const large = await tollgateMeasured(
       ['audit', 'export', '--since', '2026-01-02', '--until', '2026-01-02'],
       env,
-      HEAP_CAP,
+      { nodeFlags: HEAP_CAP, readerStalls: true },
     );
     const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
     console.log(
