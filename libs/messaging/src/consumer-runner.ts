@@ -10,26 +10,20 @@ import {
   type ConsumerRunnerOptions,
 } from './consumer-runner.options';
 import { DeadLetterPublisher } from './dead-letter';
-import { toDeliveredMessage } from './delivered-message';
-import { handleWithin, HandlerTimedOut } from './handler-deadline';
-import { settleActionFor } from './handler-outcome.policy';
-import { describeMessage, keepAliveEveryMs, MessageSettler } from './message-settler';
+import { handleDelivery, type DeliveryHandling, type HeldDelivery } from './handle-delivery';
+import { HandlerSlots } from './handler-slots';
+import { keepAliveEveryMs, MessageSettler } from './message-settler';
 import { PullLoop } from './pull-loop';
-import { traceConsume } from './trace-consume';
 
 export * from './consumer-runner.options';
 export { fitToMaxPayload } from './dead-letter';
 
 type RunnerState = 'idle' | 'running' | 'draining' | 'stopped';
 
-interface InFlight {
-  readonly msg: JsMsg;
+interface InFlight extends HeldDelivery {
   readonly key?: string;
-  /** Set once the runner starts settling it, so nothing settles a message twice. */
-  settling: boolean;
   /** Waiting in DeliveredMessage.park: holds no slot and does not count as held. */
   parked: boolean;
-  keepAlive?: NodeJS.Timeout;
   /** Resolves once the message is settled; never rejects. */
   done: Promise<void>;
 }
@@ -42,24 +36,23 @@ interface InFlight {
  * exhausted max_deliver leaves the message sitting in the stream with no notice anyone
  * would see, and nats-server 2.9 drops a reason given to `term`. This file holds the
  * message's life in the runner (accept, admit, run, park, drain); pulling, the progress
- * watch, the outcome → settle decision and settling itself live in their own files.
+ * watch, a handler's run and its outcome → settle decision, the slot count and settling
+ * itself live in their own files.
  */
 export class ConsumerRunner {
   private state: RunnerState = 'idle';
   /** Every message held: running, or queued until its key may run. */
   private readonly inFlight = new Set<InFlight>();
-  private running = 0;
-  private parked = 0;
+  private readonly slots: HandlerSlots;
   private readonly admission: ConsumerAdmission<InFlight>;
   private readonly settler: MessageSettler;
   private readonly progressWatch: ConsumerProgressWatch;
   private readonly pulling: PullLoop;
   private readonly triage: ConsumerTriage;
+  private readonly delivery: DeliveryHandling;
   private readonly logger: Logger;
   private readonly maxInFlight: number;
   private readonly retryPolicy: { baseMs: number; maxMs: number };
-  private readonly handlerTimeoutMs: number;
-  private readonly maxParked: number;
   private ackWaitMs = 30_000;
   private maxDeliver = -1;
   private loop?: Promise<void>;
@@ -116,8 +109,17 @@ export class ConsumerRunner {
       Math.max(1_000, options.pullExpiresMs ?? 10_000),
       options.restartDelayMs ?? 1_000,
     );
-    this.handlerTimeoutMs = Math.max(1, options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS);
-    this.maxParked = Math.max(0, options.maxParked ?? 512);
+    this.slots = new HandlerSlots(this.maxInFlight, Math.max(0, options.maxParked ?? 512));
+    this.delivery = {
+      handler: options.handler,
+      durable: options.durable,
+      handlerTimeoutMs: Math.max(1, options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS),
+      retryPolicy: this.retryPolicy,
+      maxDeliver: () => this.maxDeliver,
+      settler: this.settler,
+      logger: this.logger,
+      onAbandoned: options.onAbandoned,
+    };
   }
 
   /**
@@ -158,7 +160,7 @@ export class ConsumerRunner {
 
   /** Held messages that are not parked: what the held limit counts. */
   private heldCount(): number {
-    return this.inFlight.size - this.parked;
+    return this.inFlight.size - this.slots.parked();
   }
 
   /**
@@ -253,14 +255,14 @@ export class ConsumerRunner {
 
   /** Starts queued messages, oldest first, skipping keys already at their running limit. */
   private dispatch(): void {
-    for (const entry of this.admission.takeRunnable(this.maxInFlight - this.running)) {
+    for (const entry of this.admission.takeRunnable(this.slots.free())) {
       this.run(entry);
     }
   }
 
   private run(entry: InFlight): void {
-    this.running += 1;
-    entry.done = this.process(entry)
+    this.slots.start();
+    entry.done = handleDelivery(this.delivery, entry, (waiting) => this.park(entry, waiting))
       .catch((error: unknown) => {
         this.logger.error({ err: error, streamSeq: entry.msg.seq }, 'settling a message failed');
         if (!entry.settling) this.settler.nak(entry, 0);
@@ -268,65 +270,12 @@ export class ConsumerRunner {
       .finally(() => {
         clearInterval(entry.keepAlive);
         // A handler given up on while parked had given its slot back already.
-        if (entry.parked) {
-          entry.parked = false;
-          this.parked -= 1;
-        } else {
-          this.running -= 1;
-        }
+        this.slots.end(entry);
         this.admission.finished(entry);
         this.inFlight.delete(entry);
         this.dispatch();
         this.pulling.slotFreed();
       });
-  }
-
-  private async process(entry: InFlight): Promise<void> {
-    const { msg } = entry;
-    const result = await handleWithin(this.handlerTimeoutMs, () => {
-      const delivered = toDeliveredMessage(
-        msg,
-        () => this.settler.touch(entry),
-        (waiting) => this.park(entry, waiting),
-      );
-      return traceConsume(delivered, this.options.durable, this.options.handler);
-    });
-    clearInterval(entry.keepAlive);
-    if (result.failed && result.failure instanceof HandlerTimedOut && !entry.settling) {
-      this.logger.error(
-        { ...describeMessage(msg), timeoutMs: this.handlerTimeoutMs },
-        'handler exceeded its deadline; abandoned',
-      );
-      try {
-        this.options.onAbandoned?.(msg.subject);
-      } catch (error) {
-        this.logger.warn({ err: error }, 'abandoned hook threw');
-      }
-    }
-    // Drain gave up on this message and naked it already.
-    if (entry.settling) return;
-    const action = settleActionFor(
-      result,
-      { deliveryCount: msg.info.deliveryCount, maxDeliver: this.maxDeliver },
-      this.retryPolicy,
-    );
-    switch (action.kind) {
-      case 'ack':
-        return this.settler.ack(entry);
-      case 'dead_letter':
-        return this.settler.deadLetter(entry, action.reason);
-      case 'nak':
-        this.logger.warn(
-          {
-            ...describeMessage(msg),
-            reason: action.reason,
-            delayMs: action.delayMs,
-            ...(action.expected || !result.failed ? {} : { err: result.failure }),
-          },
-          'handler failed; nak with delay',
-        );
-        this.settler.nak(entry, action.delayMs);
-    }
   }
 
   /**
@@ -336,20 +285,13 @@ export class ConsumerRunner {
    * end together are few (a bucket lets one call through at a time).
    */
   private async park<T>(entry: InFlight, waiting: Promise<T>): Promise<T> {
-    if (entry.parked || entry.settling || this.parked >= this.maxParked) return waiting;
-    entry.parked = true;
-    this.parked += 1;
-    this.running -= 1;
+    if (!this.slots.park(entry)) return waiting;
     this.dispatch();
     this.pulling.slotFreed();
     try {
       return await waiting;
     } finally {
-      if (entry.parked) {
-        entry.parked = false;
-        this.parked -= 1;
-        this.running += 1;
-      }
+      this.slots.unpark(entry);
     }
   }
 }
