@@ -1,4 +1,4 @@
-import type { Platform } from '@tollgate/protocol';
+import { deriveSessionId, type Platform } from '@tollgate/protocol';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
 import { DiscordDriver } from '../contract/drivers/discord.driver';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
@@ -112,6 +112,9 @@ describe.each(platforms)('X4 no secret in any log, through %s', (platform) => {
       'the prompt with buttons',
       (m) => m.buttons.length > 0,
     );
+    // A Mattermost click is checked against the journaled post, which the binding records a
+    // moment after the stand-in shows it: a click in that moment is refused 401.
+    await binding.promptTracked(deriveSessionId(conversation));
     const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
     expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
     await prompt(
