@@ -136,6 +136,10 @@ describe.each(Object.keys(CONTRACT_DRIVERS) as Platform[])(
       );
       const message = await waitFor('the prompt', () => driver.messagesIn(conversation)[0]);
       const approve = message.buttons.find((b) => b.style === 'primary')!;
+      // The click below must reach the publish to meet the outage: a Mattermost click is first
+      // checked against the journaled post, which the binding records a moment after the
+      // stand-in shows it (a click before that is refused 401, whatever NATS does).
+      await binding.promptTracked(request.sessionId);
       await nc.close();
       await nats.stop();
 
