@@ -111,11 +111,17 @@ describe.each(platforms)(
             ),
         { timeoutMs: 20_000 },
       );
+      // This prompt's own row: every test asks in the one conversation, so any tracked row
+      // would be an earlier prompt's, and a Mattermost click before this one's is refused 401.
       await waitFor(
         'the binding to journal the prompt',
         async () =>
-          (await binding.journal()).some((row) => row.type === 'PendingApprovalPromptTracked') ||
-          undefined,
+          (await binding.journal()).some(
+            (row) =>
+              row.type === 'PendingApprovalPromptTracked' &&
+              (row.data as { messageRef?: { messageId?: string } }).messageRef?.messageId ===
+                posted.messageId,
+          ) || undefined,
       );
       return posted;
     };
