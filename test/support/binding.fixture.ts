@@ -246,6 +246,20 @@ export class BindingFixture {
     });
   }
 
+  /**
+   * P5: the session's refreshes parked until the platform has room: acked on the stream once
+   * parked, and shown (then deleted) later by the sweeper.
+   */
+  async owedRefreshes(sessionId: string): Promise<number> {
+    return withClient(async (client) => {
+      const result = await client.query<{ owed: number }>(
+        `SELECT count(*)::int AS owed FROM "${this.database.schema}".owed_refreshes WHERE session_id = $1`,
+        [sessionId],
+      );
+      return result.rows[0]?.owed ?? 0;
+    });
+  }
+
   /** G1: the approver groups' members the binding journaled with a prompt, by group id. */
   async approverMembers(sessionId: string): Promise<Record<string, string[]> | undefined> {
     return withClient(async (client) => {
