@@ -87,7 +87,29 @@ async function send(platform: string, text: string): Promise<void> {
   );
 }
 
-/** Sends the gated tool call and returns the id of the prompt it brings, once it has buttons. */
+/**
+ * Waits until the platform's binding has journaled the post `id`: the page shows a post as soon
+ * as the stand-in holds it, a moment before the binding records it, and a Mattermost click is
+ * checked against the journaled post (one in that moment is refused 401, as a fast test can).
+ */
+async function journaled(platform: string, id: string): Promise<void> {
+  const schema = `${prefix}_${platform}_binding`;
+  await waitFor(`${platform}: the binding to journal the prompt ${id}`, () =>
+    withClient(async (client) => {
+      const { rows } = await client.query(
+        `SELECT 1 FROM "${schema}".prompt_events
+         WHERE type = 'PendingApprovalPromptTracked' AND data->'messageRef'->>'messageId' = $1`,
+        [id],
+      );
+      return rows.length > 0 ? true : undefined;
+    }),
+  );
+}
+
+/**
+ * Sends the gated tool call and returns the id of the prompt it brings, once it has buttons and
+ * its binding has journaled it (only then can it be answered).
+ */
 async function askForPrompt(platform: string, text = NOTE): Promise<string> {
   const panel = panelOf(platform);
   const before = await panel.locator('article.message').count();
@@ -96,7 +118,7 @@ async function askForPrompt(platform: string, text = NOTE): Promise<string> {
     expect(await panel.locator('textarea').inputValue()).toBe(NOTE);
   }
   await send(platform, text);
-  return waitFor(`${platform}: a new prompt with buttons`, async () => {
+  const id = await waitFor(`${platform}: a new prompt with buttons`, async () => {
     const prompts = panel.locator('article.message', {
       has: page.getByRole('button', { name: 'Approve once' }),
     });
@@ -106,6 +128,8 @@ async function askForPrompt(platform: string, text = NOTE): Promise<string> {
       ? ((await last.getAttribute('data-message-id')) ?? undefined)
       : undefined;
   });
+  await journaled(platform, id);
+  return id;
 }
 
 const messageById = (platform: string, id: string): Locator =>
@@ -408,6 +432,7 @@ describe.each(PLATFORMS)('the %s panel, an outside agent', (platform) => {
         ? ((await last.getAttribute('data-message-id')) ?? undefined)
         : undefined;
     });
+    await journaled(platform, id);
     const prompt = await textOf(messageById(platform, id));
     expect(prompt).toContain('Bash');
     expect(prompt).toContain('npm publish --tag next');
