@@ -1,22 +1,17 @@
-/**
- * One of a platform's rate-limit buckets: at most `limit` calls in any `windowMs`. Calls that
- * share a key share the bucket (Slack: method + workspace; Discord: route + the global limit;
- * Mattermost: the server).
- */
-export interface RateBucket {
-  readonly key: string;
-  readonly limit: number;
-  readonly windowMs: number;
-  /**
-   * Paced, but never stopped by a 429 on a call that uses it: such a 429 names the call's
-   * own bucket (Discord's global limit, shared by every route; a route's 429 must not stop
-   * every other channel for its Retry-After).
-   */
-  readonly notBlockedBy429?: boolean;
-}
+import {
+  blockPauseMs,
+  bucketIdle,
+  bucketWait,
+  lapseAdmissions,
+  newBucketState,
+  startInBucket,
+  type BucketState,
+  type BucketTuning,
+  type CallPriority,
+  type RateBucket,
+} from './rate-bucket';
 
-/** Urgent: new prompts, resolutions, notices, texts. Refresh: "still valid" after a restart. */
-export type CallPriority = 'urgent' | 'refresh';
+export type { CallPriority, RateBucket } from './rate-bucket';
 
 export interface PacerOptions {
   /** Every window is divided by this (tests and benches run the platform's limits faster). */
@@ -37,42 +32,6 @@ export interface PacerOptions {
 const ADMISSION_HOLD_MS = 2_000;
 /** A refresh that could start this soon is handled at once, in its session's order. */
 const REFRESH_ADMIT_MS = 250;
-/**
- * A Retry-After is the platform's word, but a header that does not parse (NaN) or says "for
- * ever" must not stop a bucket for good: it is read as the default pause, and capped.
- */
-const DEFAULT_BLOCK_MS = 1_000;
-const MAX_BLOCK_MS = 15 * 60_000;
-/**
- * The finest wait a timer makes. A window shorter than this (only a large
- * TOLLGATE_RATE_WINDOW_DIVISOR makes one, in benches) cannot be paced call by call: spaced at
- * its interval, each timer tick released only the burst (Slack's one chat.update bucket: two
- * calls a tick, 14–23 edits/s on a loaded machine), so the bench measured its timers, not
- * the binding. Such a bucket may run a tick ahead of its schedule.
- */
-const TIMER_TICK_MS = 1;
-
-interface BucketState {
-  /** Spacing between calls. */
-  readonly intervalMs: number;
-  /** Spacing between refreshes: they may use only part of the bucket. */
-  readonly refreshIntervalMs: number;
-  /** How far ahead of its schedule a bucket may run: the burst an idle bucket allows. */
-  readonly burstMs: number;
-  /** When the next call is due if calls ran exactly at the limit (GCRA's TAT). */
-  dueAt: number;
-  /** The same for refreshes alone. */
-  refreshDueAt: number;
-  /** Until when the platform said to stop (a 429's Retry-After). */
-  blockedUntil: number;
-  /** Refreshes admitted and not yet started, by when they stop counting. */
-  readonly admitted: number[];
-  /** Calls waiting on this bucket, and how many of them are urgent. */
-  waiting: number;
-  urgentWaiting: number;
-  /** After this, the bucket holds nothing worth keeping. */
-  idleAfter: number;
-}
 
 interface Waiter {
   readonly buckets: BucketState[];
@@ -100,23 +59,24 @@ export interface BucketBacklog {
  * (owed-refreshes) and shown later, so a restart's thousands of refreshes flow at the rate
  * the platform allows instead of queuing in front of everything. A 429 still arrives now and
  * then (other clients of the same workspace): it stops its buckets for the Retry-After.
+ * One bucket's arithmetic is rate-bucket.ts's; this holds the line of waiting calls and
+ * the timer that starts them.
  */
 export class RateLimitPacer {
   private readonly buckets = new Map<string, BucketState>();
   private readonly waiters: Waiter[] = [];
   private timer?: NodeJS.Timeout;
   private timerAt = 0;
-  private readonly divisor: number;
-  private readonly reserve: number;
-  private readonly headroom: number;
-  private readonly burst: number;
+  private readonly tuning: BucketTuning;
   private readonly now: () => number;
 
   constructor(options: PacerOptions = {}) {
-    this.divisor = Math.max(1, options.windowDivisor ?? 1);
-    this.reserve = Math.min(0.9, Math.max(0, options.urgentReserve ?? 0.2));
-    this.headroom = options.headroom ?? 0.85;
-    this.burst = options.burst ?? 0.05;
+    this.tuning = {
+      divisor: Math.max(1, options.windowDivisor ?? 1),
+      reserve: Math.min(0.9, Math.max(0, options.urgentReserve ?? 0.2)),
+      headroom: options.headroom ?? 0.85,
+      burst: options.burst ?? 0.05,
+    };
     this.now = options.now ?? Date.now;
   }
 
@@ -201,9 +161,7 @@ export class RateLimitPacer {
   /** A 429: nothing starts in these buckets until `retryAfterMs` has passed. */
   blocked(specs: readonly RateBucket[], retryAfterMs: number): void {
     const now = this.now();
-    const pauseMs = Number.isNaN(retryAfterMs)
-      ? DEFAULT_BLOCK_MS
-      : Math.min(MAX_BLOCK_MS, Math.max(0, retryAfterMs));
+    const pauseMs = blockPauseMs(retryAfterMs);
     for (const spec of specs) {
       const b = this.state(spec, now);
       b.blockedUntil = Math.max(b.blockedUntil, now + pauseMs);
@@ -231,25 +189,12 @@ export class RateLimitPacer {
       .slice(0, limit);
   }
 
-  /** How long until a call of `priority` may start in `b`; 0 when it may now. */
-  private wait(b: BucketState, priority: CallPriority, now: number): number {
-    const scheduled =
-      priority === 'urgent' ? b.dueAt - b.burstMs : Math.max(b.dueAt, b.refreshDueAt);
-    return Math.max(0, b.blockedUntil - now, scheduled - now);
-  }
-
   private mayStart(states: BucketState[], priority: CallPriority, now: number): boolean {
-    return states.every((b) => this.wait(b, priority, now) === 0);
+    return states.every((b) => bucketWait(b, priority, now) === 0);
   }
 
   private start(states: BucketState[], priority: CallPriority, now: number): void {
-    for (const b of states) {
-      b.dueAt = Math.max(b.dueAt, now) + b.intervalMs;
-      if (priority === 'refresh') {
-        b.refreshDueAt = Math.max(b.refreshDueAt, now) + b.refreshIntervalMs;
-      }
-      b.idleAfter = Math.max(b.dueAt, b.refreshDueAt, b.blockedUntil);
-    }
+    for (const b of states) startInBucket(b, priority, now);
   }
 
   /** Starts every waiter that may start now; one that may not holds back its full buckets only. */
@@ -266,7 +211,7 @@ export class RateLimitPacer {
         // It holds back only the buckets it is waiting on: a call waiting for its own
         // channel's route must not hold the global bucket every other channel shares.
         for (const b of waiter.buckets) {
-          if (this.wait(b, waiter.priority, now) > 0) held.add(b);
+          if (bucketWait(b, waiter.priority, now) > 0) held.add(b);
         }
         i += 1;
         continue;
@@ -304,7 +249,7 @@ export class RateLimitPacer {
   }
 
   private ownWait(waiter: Waiter, now: number): number {
-    return Math.max(...waiter.buckets.map((b) => this.wait(b, waiter.priority, now)));
+    return Math.max(...waiter.buckets.map((b) => bucketWait(b, waiter.priority, now)));
   }
 
   private state(spec: RateBucket, now: number): BucketState {
@@ -312,35 +257,16 @@ export class RateLimitPacer {
     if (b === undefined) {
       // Idle buckets are forgotten (one per channel adds up); a full map is swept first.
       if (this.buckets.size >= 10_000) this.sweep(now);
-      const windowMs = spec.windowMs / this.divisor;
-      const paced = Math.max(1, spec.limit * this.headroom);
-      const intervalMs = windowMs / paced;
-      const burstMs = intervalMs * Math.max(0, Math.floor(spec.limit * this.burst) - 1);
-      b = {
-        intervalMs,
-        refreshIntervalMs: intervalMs / (1 - this.reserve),
-        burstMs: windowMs < TIMER_TICK_MS ? Math.max(burstMs, TIMER_TICK_MS) : burstMs,
-        dueAt: 0,
-        refreshDueAt: 0,
-        blockedUntil: 0,
-        admitted: [],
-        waiting: 0,
-        urgentWaiting: 0,
-        idleAfter: 0,
-      };
+      b = newBucketState(spec, this.tuning);
       this.buckets.set(spec.key, b);
     }
-    let lapsed = 0;
-    while (lapsed < b.admitted.length && b.admitted[lapsed] <= now) lapsed += 1;
-    if (lapsed > 0) b.admitted.splice(0, lapsed);
+    lapseAdmissions(b, now);
     return b;
   }
 
   private sweep(now: number): void {
     for (const [key, b] of this.buckets) {
-      if (b.idleAfter <= now && b.waiting === 0 && b.admitted.every((until) => until <= now)) {
-        this.buckets.delete(key);
-      }
+      if (bucketIdle(b, now)) this.buckets.delete(key);
     }
   }
 }
