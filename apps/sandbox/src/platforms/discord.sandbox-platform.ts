@@ -4,7 +4,6 @@ import {
   DiscordApiFake,
   type DiscordApiFakeSnapshot,
   type DiscordKeyPair,
-  type FakeDiscordMessage,
   type FakeDiscordModal,
   generateDiscordKeyPair,
   interactionToken,
@@ -13,17 +12,16 @@ import {
 } from '@tollgate/platform-standins';
 import { z } from 'zod';
 import { FormOutcomes } from './form-outcomes';
-import { PEOPLE, type PersonKey, personById } from './sandbox-people';
-import type {
-  PanelForm,
-  PanelMessage,
-  PanelView,
-  SandboxPlatform,
-  AgentRoute,
-} from './sandbox-platform.port';
+import {
+  type AnsweredNotice,
+  type Ask,
+  DISCORD_CHANNEL as CHANNEL,
+  discordForm,
+  discordView,
+} from './discord.sandbox-view';
+import { PEOPLE, type PersonKey } from './sandbox-people';
+import type { PanelForm, PanelView, SandboxPlatform, AgentRoute } from './sandbox-platform.port';
 
-const CHANNEL = '1300000000000000001';
-const STYLES: Record<number, 'primary' | 'danger' | 'default'> = { 1: 'primary', 4: 'danger' };
 const refSchema = z.strictObject({ messageId: z.string().max(32), customId: z.string().max(100) });
 
 /** InteractionResponseType CHANNEL_MESSAGE_WITH_SOURCE, and the EPHEMERAL message flag. */
@@ -31,25 +29,6 @@ const CHANNEL_MESSAGE = 4;
 /** InteractionResponseType MODAL: the click's first response opens a form (G2). */
 const MODAL = 9;
 const EPHEMERAL = 1 << 6;
-
-/** A `/ask` someone ran: Discord shows it as the bot's reply headed "<name> used /ask". */
-interface Ask {
-  readonly token: string;
-  readonly person: PersonKey;
-  readonly text: string;
-  readonly at: number;
-  /** The binding's answer to the interaction, when it answered with a message. */
-  answer?: string;
-  /** Whether that answer was ephemeral: shown to the person who ran the command only. */
-  private?: boolean;
-}
-
-/** An ephemeral answer to a click: Discord shows it to the clicker alone. */
-interface AnsweredNotice {
-  readonly person: PersonKey;
-  readonly content: string;
-  readonly at: number;
-}
 
 interface DiscordSandboxState {
   readonly standin: DiscordApiFakeSnapshot;
@@ -214,78 +193,12 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
 
   private formFor(person: PersonKey): PanelForm | undefined {
     const open = this.openModals(person).at(-1);
-    if (!open) return undefined;
-    return {
-      id: open.id,
-      title: open.modal.title,
-      submitLabel: 'Submit',
-      fields: open.modal.inputs.map((input) => ({
-        name: input.customId,
-        label: input.label,
-        value: input.value ?? '',
-        ...(input.placeholder === undefined ? {} : { hint: input.placeholder }),
-        multiline: input.style === 2,
-      })),
-    };
+    return open && discordForm(open.id, open.modal);
   }
 
   view(viewer: PersonKey): PanelView {
-    const messages: PanelMessage[] = this.asks
-      .filter((ask) => !ask.private || ask.person === viewer)
-      .map((ask) => ({
-        id: `ask-${ask.token.slice(-12)}`,
-        author: 'Tollgate',
-        fromBot: true,
-        at: ask.at,
-        parts: [
-          { kind: 'context', text: `${PEOPLE[ask.person].name} used /ask: ${ask.text}` },
-          {
-            kind: 'text',
-            text:
-              ask.answer ?? this.standin.original(ask.token)?.content ?? 'Tollgate is thinking…',
-          },
-        ],
-        buttons: [],
-        edits: 0,
-        ...(ask.private ? { privateTo: ask.person } : {}),
-      }));
-    for (const [index, notice] of this.answers.entries()) {
-      if (notice.person !== viewer) continue;
-      messages.push({
-        id: `answer-${index}`,
-        author: 'Tollgate',
-        fromBot: true,
-        at: notice.at,
-        parts: [{ kind: 'text', text: notice.content }],
-        buttons: [],
-        edits: 0,
-        privateTo: notice.person,
-      });
-    }
-    messages.push(
-      ...this.standin.messages.filter((m) => m.channel_id === CHANNEL).map((m) => this.message(m)),
-    );
-    for (const [index, notice] of this.standin.notices.entries()) {
-      const person = personById('discord', notice.userId);
-      if (person?.key !== viewer) continue;
-      messages.push({
-        id: `notice-${index}`,
-        author: 'Tollgate',
-        fromBot: true,
-        at: notice.at.getTime(),
-        parts: [{ kind: 'text', text: notice.content }],
-        buttons: [],
-        edits: 0,
-        privateTo: person.key,
-      });
-    }
-    const form = this.formFor(viewer);
-    return {
-      platform: 'discord',
-      real: false,
-      messages: messages.sort((a, b) => a.at - b.at),
-      ...(form ? { form } : {}),
-    };
+    const { standin, asks, answers } = this;
+    return discordView(viewer, { standin, asks, answers, form: this.formFor(viewer) });
   }
 
   fingerprint(): string {
@@ -303,25 +216,6 @@ export class DiscordSandboxPlatform implements SandboxPlatform {
     this.standin.restore(state.standin);
     this.asks = state.asks.map((ask) => ({ ...ask }));
     this.answers = [...(state.answers ?? [])];
-  }
-
-  private message(m: FakeDiscordMessage): PanelMessage {
-    return {
-      id: m.id,
-      author: 'Tollgate',
-      fromBot: true,
-      at: m.created_at.getTime(),
-      parts: [{ kind: 'text', text: m.content }],
-      buttons: m.components.flatMap((row) =>
-        row.components.map((b) => ({
-          label: b.label ?? '',
-          style: STYLES[b.style] ?? 'default',
-          disabled: b.disabled === true,
-          ref: JSON.stringify({ messageId: m.id, customId: b.custom_id ?? '' }),
-        })),
-      ),
-      edits: m.edits,
-    };
   }
 
   /** POSTs the signed interaction; Discord shows the binding's answer (a message, or nothing). */
