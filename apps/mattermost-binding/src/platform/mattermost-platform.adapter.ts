@@ -30,18 +30,10 @@ import {
 } from '../rendering/mattermost-prompt.renderer';
 import { classifyMattermostFailure } from './mattermost-failure.classifier';
 import { MattermostApiError, MattermostClient } from './mattermost-client';
+import { MattermostOwnPosts } from './mattermost-own-posts';
 
-/** Below this even a healthy server would time out now and then. */
-/** Top-level posts read back when looking for one that timed out (a retry follows within minutes). */
 /** G1: the largest page of a group's members the server gives. */
 const GROUP_PAGE_SIZE = 200;
-const CHANNEL_PAGE_SIZE = 200;
-/** Without a time to read back to, no further than this many pages. */
-const MAX_PAGES = 1;
-/** Past this many pages even a time window is given up on: the channel is being flooded. */
-const MAX_WINDOW_PAGES = 500;
-/** Replicas' clocks and the server's differ a little: the window opens this much earlier. */
-const CLOCK_MARGIN_MS = 5 * 60_000;
 /** The membership lookup's answers that mean "not a member" (see isChannelMember). */
 const NOT_A_MEMBER = new Set([400, 403, 404]);
 /** Keeps the binding's pending_post_ids apart from any a person's client makes. */
@@ -65,7 +57,8 @@ export interface MattermostAdapterOptions {
 export class MattermostPlatformAdapter implements PlatformAdapter {
   readonly platform = 'mattermost' as const;
   private readonly client: MattermostClient;
-  private self?: Promise<string>;
+  /** Reads the bot's own posts back, to find one that got no answer (R3). */
+  private readonly ownPosts: MattermostOwnPosts;
 
   constructor(private readonly options: MattermostAdapterOptions) {
     this.client = new MattermostClient({
@@ -73,6 +66,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
       token: options.token,
       timeoutMs: options.timeoutMs,
     });
+    this.ownPosts = new MattermostOwnPosts(this.client);
   }
 
   /**
@@ -174,7 +168,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
    * clicks its buttons send.
    */
   async findPostedPrompt(target: PromptTarget, since: Date): Promise<FoundPrompt | undefined> {
-    const posts = await this.findOwnPosts(
+    const posts = await this.ownPosts.find(
       target.conversation,
       PROMPT_REF_PROP,
       target.promptRef,
@@ -191,7 +185,7 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     conversation: Conversation,
     outputId: string,
   ): Promise<MessageRef | undefined> {
-    const [found] = await this.findOwnPosts(conversation, OUTPUT_ID_PROP, outputId);
+    const [found] = await this.ownPosts.find(conversation, OUTPUT_ID_PROP, outputId);
     return found ? { channelId: found.channel_id, messageId: found.id } : undefined;
   }
 
@@ -244,70 +238,6 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
     if (error instanceof MissingPostNonce)
       return { kind: 'permanent', reason: 'missing_post_nonce' };
     return classifyMattermostFailure(error);
-  }
-
-  /**
-   * The bot's own posts in the conversation whose prop `key` is `value`, oldest first: the whole thread for a
-   * threaded conversation, the channel's latest posts otherwise. Only the bot's own posts
-   * count (another install of Tollgate could post the same props). A thread the server no
-   * longer knows holds nothing of ours.
-   */
-  private async findOwnPosts(
-    conversation: Conversation,
-    key: string,
-    value: string,
-    since?: Date,
-  ): Promise<Post[]> {
-    const me = await this.identity();
-    let posts: Post[];
-    try {
-      posts = conversation.threadId
-        ? Object.values(
-            (
-              await this.client.getPaginatedPostThread(conversation.threadId, {
-                fetchThreads: false,
-                fetchAll: true,
-              })
-            ).posts ?? {},
-          )
-        : await this.channelPostsSince(conversation.channelId, since);
-    } catch (error) {
-      if (error instanceof MattermostApiError && error.httpStatus === 404) return [];
-      throw error;
-    }
-    return posts
-      .filter((p) => p.user_id === me && p.props?.[key] === value)
-      .sort((a, b) => a.create_at - b.create_at);
-  }
-
-  /**
-   * The channel's posts, newest first, page by page back to `since` (with a margin), so a busy
-   * channel cannot push the post out of reach (R3); one page when no time is known.
-   */
-  private async channelPostsSince(channelId: string, since?: Date): Promise<Post[]> {
-    const oldest = since === undefined ? undefined : since.getTime() - CLOCK_MARGIN_MS;
-    const maxPages = oldest === undefined ? MAX_PAGES : MAX_WINDOW_PAGES;
-    const posts: Post[] = [];
-    for (let page = 0; page < maxPages; page += 1) {
-      const list = await this.client.getPosts(channelId, page, CHANNEL_PAGE_SIZE, false);
-      const listed = Object.values(list.posts ?? {});
-      posts.push(...listed);
-      if (listed.length < CHANNEL_PAGE_SIZE) break;
-      if (oldest === undefined || listed.some((p) => p.create_at < oldest)) break;
-    }
-    return posts;
-  }
-
-  /** Who the bot is, asked once per process. */
-  private identity(): Promise<string> {
-    this.self ??= this.client.getMe().then(
-      (me) => me.id,
-      (error: unknown) => {
-        this.self = undefined;
-        throw error;
-      },
-    );
-    return this.self;
   }
 }
 
