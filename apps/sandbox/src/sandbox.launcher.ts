@@ -1,6 +1,5 @@
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { deserialize, serialize } from 'node:v8';
 import type { Platform } from '@tollgate/protocol';
 import { SandboxAgent } from './agent/sandbox-agent';
 import { EmbeddedPostgresServer } from './infrastructure/embedded-postgres.server';
@@ -15,6 +14,7 @@ import { RealSandboxPlatform } from './platforms/real.sandbox-platform';
 import { SlackSandboxPlatform } from './platforms/slack.sandbox-platform';
 import type { AgentRoute, SandboxPlatform } from './platforms/sandbox-platform.port';
 import { REAL_BINDING_PORTS, type SandboxConfig } from './sandbox.config';
+import { loadSandboxState, saveSandboxState } from './sandbox-state.store';
 import { prepareWorkspace, workspaceFiles } from './workspace/sandbox-workspace';
 import {
   SERVICE_NAMES,
@@ -25,12 +25,6 @@ import {
 
 const PLATFORMS: readonly Platform[] = ['slack', 'discord', 'mattermost'];
 const READY_WITHIN_MS = 90_000;
-const STATE_VERSION = 1;
-
-interface SavedState {
-  readonly version: number;
-  readonly platforms: Partial<Record<Platform, unknown>>;
-}
 
 /**
  * Everything `npm start` runs, in the order it needs it — NATS, PostgreSQL, the platform
@@ -111,7 +105,7 @@ export class SandboxLauncher {
       );
     }
 
-    const saved = await this.loadState();
+    const saved = await loadSandboxState(config.dataDir, this.progress);
     for (const platform of PLATFORMS) {
       const real = config.realPlatforms[platform];
       const panel = real ? new RealSandboxPlatform(platform, real) : this.standIn(platform);
@@ -168,7 +162,7 @@ export class SandboxLauncher {
     await this.page?.close();
     const ended = await this.supervisor?.stopAll();
     if (ended?.length) this.progress(`services stopped: ${ended.join(', ')}`);
-    await this.saveState().catch((error: unknown) =>
+    await saveSandboxState(this.config.dataDir, this.platforms).catch((error: unknown) =>
       this.progress(`could not keep the conversations for the next start: ${String(error)}`),
     );
     await Promise.all([...this.platforms.values()].map((p) => p.stop()));
@@ -277,37 +271,5 @@ export class SandboxLauncher {
       );
     }
     return agent;
-  }
-
-  private get statePath(): string {
-    return join(this.config.dataDir, 'sandbox-state.bin');
-  }
-
-  private async loadState(): Promise<SavedState | undefined> {
-    const bytes = await readFile(this.statePath).catch(() => undefined);
-    if (!bytes) return undefined;
-    try {
-      const state = deserialize(bytes) as SavedState;
-      return state.version === STATE_VERSION ? state : undefined;
-    } catch {
-      this.progress('the conversations kept by the last run could not be read; starting afresh');
-      return undefined;
-    }
-  }
-
-  /** The stand-ins' conversations (and Mattermost's action secret): owner-only. */
-  private async saveState(): Promise<void> {
-    const state: SavedState = {
-      version: STATE_VERSION,
-      platforms: Object.fromEntries(
-        [...this.platforms]
-          .filter(([, p]) => !(p instanceof RealSandboxPlatform))
-          .map(([k, p]) => [k, p.snapshot()]),
-      ),
-    };
-    const temporary = `${this.statePath}.${process.pid}`;
-    await writeFile(temporary, serialize(state), { mode: 0o600 });
-    await chmod(temporary, 0o600);
-    await rename(temporary, this.statePath);
   }
 }
