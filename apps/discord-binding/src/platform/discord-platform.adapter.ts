@@ -26,6 +26,7 @@ import {
   renderDiscordText,
 } from '../rendering/discord-prompt.renderer';
 import { classifyDiscordFailure } from './discord-failure.classifier';
+import { findOwnMessage, type PostedMessage } from './discord-own-messages';
 import type { InteractionTokens } from './interaction-token.repository';
 
 /** Discord honours an interaction token for 15 minutes; a notice keeps a margin. */
@@ -34,15 +35,6 @@ export const NOTICE_TOKEN_MAX_AGE_MS = 14 * 60_000;
 const MEMBERS_PAGE = 1_000;
 const MAX_MEMBER_PAGES = 10;
 const EPHEMERAL = 1 << 6;
-/** Discord's largest page. */
-const FIND_PAGE = 100;
-/** Past this many pages even a time window is given up on: the channel is being flooded. */
-const MAX_FIND_PAGES = 500;
-/** Replicas' clocks and Discord's differ a little: the window opens this much earlier. */
-const CLOCK_MARGIN_MS = 5 * 60_000;
-/** The first millisecond of 2015, where Discord's snowflakes count from. */
-const DISCORD_EPOCH_MS = 1_420_070_400_000n;
-/** Below this even a healthy Discord would time out now and then. */
 
 export interface DiscordAdapterOptions {
   token: string;
@@ -55,13 +47,6 @@ export interface DiscordAdapterOptions {
    */
   globalRequestsPerSecond?: number;
   tokens: InteractionTokens;
-}
-
-interface PostedMessage {
-  id: string;
-  channel_id: string;
-  author?: { id?: string };
-  components?: Array<{ components?: Array<{ custom_id?: string }> }>;
 }
 
 /**
@@ -187,7 +172,9 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
    */
   async findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {
     const suffix = `:${target.promptRef}`;
-    return this.findOwn(target.conversation.channelId, since, (message) =>
+    const { applicationId } = this.options;
+    const channelId = target.conversation.channelId;
+    return findOwnMessage(this.rest, applicationId, channelId, since, (message) =>
       (message.components ?? []).some((row) =>
         (row.components ?? []).some(
           (c) => c.custom_id?.startsWith(CUSTOM_ID_PREFIX) && c.custom_id.endsWith(suffix),
@@ -242,39 +229,6 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
       auth: false,
     });
   }
-
-  private async findOwn(
-    channelId: string,
-    since: Date,
-    matches: (message: PostedMessage) => boolean,
-  ): Promise<MessageRef | undefined> {
-    let after = snowflakeAt(since.getTime() - CLOCK_MARGIN_MS);
-    for (let page = 0; page < MAX_FIND_PAGES; page += 1) {
-      let listed: PostedMessage[];
-      try {
-        listed = (await this.rest.get(Routes.channelMessages(channelId), {
-          query: new URLSearchParams({ limit: String(FIND_PAGE), after: String(after) }),
-        })) as PostedMessage[];
-      } catch (error) {
-        // A channel Discord no longer knows (10003) holds nothing of ours.
-        if (error instanceof DiscordAPIError && error.code === 10003) return undefined;
-        throw error;
-      }
-      // Bot users share their application's id: another app's look-alike is not ours.
-      const found = listed.find((m) => m.author?.id === this.options.applicationId && matches(m));
-      if (found) return { channelId: found.channel_id, messageId: found.id };
-      if (listed.length < FIND_PAGE) return undefined;
-      // Whichever order a page comes in, the next one starts after its newest message.
-      after = listed.reduce((max, m) => (BigInt(m.id) > max ? BigInt(m.id) : max), after);
-    }
-    return undefined;
-  }
-}
-
-/** The smallest snowflake of a moment: every message posted after it has a larger id. */
-function snowflakeAt(epochMs: number): bigint {
-  const since = BigInt(Math.floor(epochMs)) - DISCORD_EPOCH_MS;
-  return since > 0n ? since << 22n : 0n;
 }
 
 /** Nonces are at most 25 characters; prompt refs are ≤ 32 letters and digits. */
@@ -291,12 +245,12 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 24);
 }
 
-/** Text from the session (a reply, a notice) as content: inert first, then cut to fit. */
 /** A snowflake is a real Discord user, whom `allowed_mentions` may let the post notify. */
 function mentionedUsers(addressee: Person | undefined): string[] {
   return addressee && /^\d{1,20}$/.test(addressee.id) ? [addressee.id] : [];
 }
 
+/** Text from the session (a reply, a notice) as content: inert first, then cut to fit. */
 function contentOf(text: string): string {
   return truncate(renderDiscordText(text));
 }
