@@ -62,6 +62,10 @@ function cloneInto(parent: string): string {
   return clone;
 }
 
+// A sandbox is given 90 s to become ready; a test must outlast its own waits, or on a loaded
+// machine jest's 60 s default ends it first (X15 did under load) and the wait never reports.
+jest.setTimeout(180_000);
+
 describe('D8 — newcomer paper cuts of npm start', () => {
   (asRoot ? it : it.skip)(
     'D8 as root, from a clone under a fresh mode-700 directory, npm start reaches ready, saying where PostgreSQL lives instead',

@@ -110,6 +110,10 @@ function readLink(path: string): string | undefined {
   }
 }
 
+// A sandbox is given 90 s to become ready; a test must outlast its own waits, or on a loaded
+// machine jest's 60 s default ends it first (X15 did under load) and the wait never reports.
+jest.setTimeout(180_000);
+
 describe('X15 — npm start is safe on a shared machine', () => {
   it('X15 its NATS refuses anonymous and wrong-password connections, its PostgreSQL refuses no or a wrong password (scram-sha-256, no trust), every listener of its processes is on 127.0.0.1, and the page still gets a prompt through', async () => {
     sandbox = await startSandbox(

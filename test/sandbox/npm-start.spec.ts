@@ -86,6 +86,10 @@ async function portsOf(run: SandboxProcess): Promise<number[]> {
   return [nats, postgres, Number(new URL(run.url).port), ...services];
 }
 
+// A sandbox is given 90 s to become ready; a test must outlast its own waits, or on a loaded
+// machine jest's 60 s default ends it first (X15 did under load) and the wait never reports.
+jest.setTimeout(180_000);
+
 describe('W1 — npm start, with no configuration', () => {
   it('W1 brings up embedded PostgreSQL, its own nats-server, the services and the page; Ctrl-C stops it all within the drain deadline; a second start refreshes a pending prompt "still valid"', async () => {
     sandbox = await startSandbox(env(), { readyWithinMs: 90_000 });
