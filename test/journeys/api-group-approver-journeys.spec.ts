@@ -38,7 +38,7 @@ describe.each(platforms)(
       const posted = await waitFor('the prompt', () =>
         journey.driver.messagesIn(conversation).find((m) => m.buttons.length > 0),
       );
-      await journey.binding.promptTracked(request.sessionId);
+      await journey.binding.postJournaled(posted.messageId);
       return { request, posted };
     }
 

@@ -81,7 +81,7 @@ describe.each(platforms)(
           .messagesIn(conversation)
           .find((m) => m.buttons.some((b) => b.label === 'Edit & approve')),
       );
-      await binding.promptTracked(deriveSessionId(conversation));
+      await binding.postJournaled(prompt.messageId);
       return prompt;
     };
 

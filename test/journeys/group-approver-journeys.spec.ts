@@ -64,7 +64,7 @@ describe.each(platforms)('G1 — a platform group as the approvers, through %s',
         .find((m) => m.buttons.some((b) => b.label === 'Approve once')),
     );
     const sessionId = deriveSessionId(conversation);
-    await binding.promptTracked(sessionId);
+    await binding.postJournaled(prompt.messageId);
     return { conversation, sessionId, prompt };
   }
 

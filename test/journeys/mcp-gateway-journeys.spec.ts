@@ -113,16 +113,7 @@ describe.each(platforms)(
       );
       // This prompt's own row: every test asks in the one conversation, so any tracked row
       // would be an earlier prompt's, and a Mattermost click before this one's is refused 401.
-      await waitFor(
-        'the binding to journal the prompt',
-        async () =>
-          (await binding.journal()).some(
-            (row) =>
-              row.type === 'PendingApprovalPromptTracked' &&
-              (row.data as { messageRef?: { messageId?: string } }).messageRef?.messageId ===
-                posted.messageId,
-          ) || undefined,
-      );
+      await binding.postJournaled(posted.messageId);
       return posted;
     };
     const click = async (message: ChatMessageView, label: string) => {

@@ -76,7 +76,7 @@ describe.each(platforms)('G1 — two-person rule and quorum, whole system throug
     const prompt = await shown(conversation, 'the prompt with its tally', (m) =>
       m.text.includes('0 of 2 approvals'),
     );
-    await binding.promptTracked(sessionId);
+    await binding.postJournaled(prompt.messageId);
     return { conversation, sessionId, prompt };
   }
 

@@ -1,4 +1,4 @@
-import { deriveSessionId, type Platform } from '@tollgate/protocol';
+import type { Platform } from '@tollgate/protocol';
 import { CONTRACT_DRIVERS } from '../contract/drivers';
 import { DiscordDriver } from '../contract/drivers/discord.driver';
 import type { ChatMessageView, PlatformDriver } from '../contract/platform-driver';
@@ -114,7 +114,7 @@ describe.each(platforms)('X4 no secret in any log, through %s', (platform) => {
     );
     // A Mattermost click is checked against the journaled post, which the binding records a
     // moment after the stand-in shows it: a click in that moment is refused 401.
-    await binding.promptTracked(deriveSessionId(conversation));
+    await binding.postJournaled(posted.messageId);
     const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
     expect((await driver.click(binding.url, posted, approve, alice)).status).toBe(200);
     await prompt(

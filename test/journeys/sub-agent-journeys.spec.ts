@@ -67,7 +67,7 @@ describe.each(platforms)('E4 sub-agent approvals through %s', (platform) => {
     expect(delegation.text).not.toContain('sub-agent scribe (for call');
     // A click is taken only on a journaled post (Mattermost checks its nonce there): the
     // stand-in shows the post a moment before the binding tracks it (a 401 seen on a fresh run).
-    await binding.promptTracked(deriveSessionId(conversation));
+    await binding.postJournaled(delegation.messageId);
     await approve(delegation);
 
     const child = await prompt(

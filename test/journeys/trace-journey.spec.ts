@@ -98,14 +98,14 @@ describe('D7 one trace from a user message to the tool’s result', () => {
     const { binding } = system!;
     const conversation = driver.freshConversation();
     await driver.say(binding.url, conversation, '!write_note {"text":"typed"}', alice);
-    await waitFor('the prompt with buttons', () =>
+    const prompt = await waitFor('the prompt with buttons', () =>
       driver.messagesIn(conversation).find((m) => m.buttons.length > 0),
     );
     const sessionId = deriveSessionId(conversation);
     // Only a prompt the binding has journaled as shown can be answered by typing (§1.3): the
     // stand-in shows the post a moment before the binding journals it, and a typed "approve"
     // in that moment is an ordinary message (CI saw it once).
-    await binding.promptTracked(sessionId);
+    await binding.postJournaled(prompt.messageId);
     expect((await driver.say(binding.url, conversation, 'approve', alice)).status).toBe(200);
     await waitFor('the tool’s result in the thread', () =>
       driver.messagesIn(conversation).find((m) => m.text.includes('write_note: 1')),

@@ -139,7 +139,7 @@ describe.each(Object.keys(CONTRACT_DRIVERS) as Platform[])(
       // The click below must reach the publish to meet the outage: a Mattermost click is first
       // checked against the journaled post, which the binding records a moment after the
       // stand-in shows it (a click before that is refused 401, whatever NATS does).
-      await binding.promptTracked(request.sessionId);
+      await binding.postJournaled(message.messageId);
       await nc.close();
       await nats.stop();
 

@@ -5,6 +5,7 @@ import type { Locator, Page } from 'playwright-core';
 import { type Browser, launchChromium } from '../support/chromium';
 import { TEST_DATABASE_URL, withClient } from '../support/database';
 import { connectTestNats, deleteStreams, TEST_NATS_URL } from '../support/nats';
+import { postJournaled } from '../support/post-journaled';
 import { type SandboxProcess, startSandbox } from '../support/sandbox-process';
 import { uniqueToken } from '../support/unique';
 import { waitFor } from '../support/wait-for';
@@ -87,24 +88,9 @@ async function send(platform: string, text: string): Promise<void> {
   );
 }
 
-/**
- * Waits until the platform's binding has journaled the post `id`: the page shows a post as soon
- * as the stand-in holds it, a moment before the binding records it, and a Mattermost click is
- * checked against the journaled post (one in that moment is refused 401, as a fast test can).
- */
-async function journaled(platform: string, id: string): Promise<void> {
-  const schema = `${prefix}_${platform}_binding`;
-  await waitFor(`${platform}: the binding to journal the prompt ${id}`, () =>
-    withClient(async (client) => {
-      const { rows } = await client.query(
-        `SELECT 1 FROM "${schema}".prompt_events
-         WHERE type = 'PendingApprovalPromptTracked' AND data->'messageRef'->>'messageId' = $1`,
-        [id],
-      );
-      return rows.length > 0 ? true : undefined;
-    }),
-  );
-}
+/** The sandbox gives each platform's binding its journal in `<prefix>_<platform>_binding`. */
+const journaled = (platform: string, id: string): Promise<void> =>
+  postJournaled(`${prefix}_${platform}_binding`, id, `${platform}: the binding`);
 
 /**
  * Sends the gated tool call and returns the id of the prompt it brings, once it has buttons and

@@ -12,6 +12,7 @@ import {
 import { createTestSchema, TEST_DATABASE_URL, type TestSchema, withClient } from './database';
 import { connectTestNats, deleteStreams, TEST_NATS_URL } from './nats';
 import { type ServiceName, type ServiceProcess, startService } from './service-process';
+import { postJournaled } from './post-journaled';
 import { uniqueToken } from './unique';
 import { waitFor } from './wait-for';
 
@@ -221,20 +222,9 @@ export class BindingFixture {
     await jetstream(this.nc).publish(subject, new TextEncoder().encode(payload), { msgID: msgId });
   }
 
-  /**
-   * Waits until the binding journals a prompt of the session as tracked. A binding journals a
-   * post once the platform answered it, so a stand-in shows the post a moment before the
-   * binding can place a click on it (Mattermost refuses one in that moment as `wrong_post`):
-   * a person cannot click inside that moment, a test can.
-   */
-  async promptTracked(sessionId: string): Promise<void> {
-    await waitFor('the binding to journal the prompt', async () =>
-      (await this.journal()).some(
-        (row) => row.session_id === sessionId && row.type === 'PendingApprovalPromptTracked',
-      )
-        ? true
-        : undefined,
-    );
+  /** Waits until the binding has journaled the post `messageId` (see {@link postJournaled}). */
+  async postJournaled(messageId: string): Promise<void> {
+    await postJournaled(this.database.schema, messageId);
   }
 
   async journal(): Promise<PromptJournalRow[]> {
