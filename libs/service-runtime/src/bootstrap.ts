@@ -16,6 +16,7 @@ import { ConsumerHost } from './consumer.host';
 import { JetStreamConsumers } from './jetstream-consumers.registry';
 import { JetStreamSettlementFilter } from './jetstream-settlement.filter';
 import { JetStreamTransport } from './jetstream.transport';
+import { ParentWatch } from './parent-watch';
 
 export interface ServiceDefinition<C extends BaseConfig> {
   service: ServiceName;
@@ -34,11 +35,13 @@ const CLOSE_GRACE_MS = 3_000;
 /**
  * Starts a service: validated config (exit 1 naming the variable), JSON logs, HTTP first so
  * health answers while dependencies connect in the background, and a SIGTERM/SIGINT path
- * that drains within TOLLGATE_DRAIN_MS and exits 0.
+ * that drains within TOLLGATE_DRAIN_MS and exits 0 — taken too when the `npm start` that ran
+ * the service is gone (ParentWatch).
  */
 export async function bootstrapService<C extends BaseConfig>(
   definition: ServiceDefinition<C>,
 ): Promise<void> {
+  const parent = new ParentWatch();
   let config: C;
   try {
     config = await definition.loadConfig(process.env);
@@ -102,10 +105,10 @@ export async function bootstrapService<C extends BaseConfig>(
   }
 
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (why: { signal: NodeJS.Signals } | { parent: 'gone' }) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, drainMs: config.TOLLGATE_DRAIN_MS }, 'shutting down');
+    logger.info({ ...why, drainMs: config.TOLLGATE_DRAIN_MS }, 'shutting down');
     const forced = setTimeout(() => {
       logger.error('shutdown overran its deadline; exiting');
       process.exit(1);
@@ -127,8 +130,9 @@ export async function bootstrapService<C extends BaseConfig>(
         },
       );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.once('SIGTERM', (signal) => stop({ signal }));
+  process.once('SIGINT', (signal) => stop({ signal }));
+  parent.whenGone(() => stop({ parent: 'gone' }));
 }
 
 /** A provider only some services have (the CLI-style ones run no consumers). */

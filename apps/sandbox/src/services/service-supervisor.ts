@@ -161,12 +161,14 @@ export class ServiceSupervisor {
     try {
       // Its own process group, like NATS and PostgreSQL: a Ctrl-C at the terminal reaches only
       // npm start, which drains the services once, rather than each service directly (where a
-      // second copy of the signal, forwarded by npm, would cut its drain short).
+      // second copy of the signal, forwarded by npm, would cut its drain short). The IPC
+      // channel carries nothing: it closes when npm start dies, even by kill -9, and the
+      // service then drains on its own (ParentWatch) instead of running on as an orphan.
       child = spawn(process.execPath, [entry], {
         cwd: this.root,
         detached: true,
         env: { ...service.spec.env, PORT: String(service.spec.port) },
-        stdio: ['ignore', log, log],
+        stdio: ['ignore', log, log, 'ipc'],
       });
     } finally {
       closeSync(log);
