@@ -3,9 +3,11 @@ import { join, relative, resolve } from 'node:path';
 import type { Platform } from '@tollgate/protocol';
 import { SandboxAgent } from './agent/sandbox-agent';
 import { EmbeddedPostgresServer } from './infrastructure/embedded-postgres.server';
+import { reapLeftoverGroups } from './infrastructure/leftover-groups.reaper';
 import { freePort } from './infrastructure/local-ports';
 import { type NatsEndpoint, provideNats } from './infrastructure/nats-server.launcher';
 import { provisionAsOperator } from './infrastructure/nats-provisioning';
+import { ProcessGroupRecords } from './infrastructure/process-group.records';
 import { loadSandboxSecrets, type SandboxSecrets } from './infrastructure/sandbox-secrets';
 import { SandboxPageServer } from './page/sandbox-page.server';
 import { DiscordSandboxPlatform } from './platforms/discord.sandbox-platform';
@@ -60,6 +62,10 @@ export class SandboxLauncher {
       return near.startsWith('..') ? path : near || '.';
     };
 
+    // What a killed npm start left running holds ports and the data: stopped first.
+    await reapLeftoverGroups(config.dataDir, this.progress);
+    const groups = new ProcessGroupRecords(config.dataDir);
+
     const secrets = await loadSandboxSecrets(config.dataDir);
     this.secrets = secrets;
     const natsDir = join(config.dataDir, 'nats');
@@ -74,6 +80,9 @@ export class SandboxLauncher {
         passwords: secrets.nats,
         configFile: join(config.dataDir, 'nats-server.conf'),
       },
+      undefined,
+      undefined,
+      groups.started,
     );
     if (this.nats.own) {
       // A service with credentials may create no stream or durable: the operator does, first.
@@ -97,6 +106,8 @@ export class SandboxLauncher {
         this.progress,
         secrets.postgres,
         secrets.postgresIsNew,
+        undefined,
+        groups.started,
       );
       databaseUrl = this.postgres.url;
       this.progress(

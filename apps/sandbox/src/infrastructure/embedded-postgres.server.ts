@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { freePort, isAlive, pollUntil } from './local-ports';
 import { placeForPostgres, type RunAs } from './postgres-placement';
+import type { GroupStarted } from './process-group.records';
 import { StartupFailure } from './startup-failure';
 
 const run = promisify(execFile);
@@ -43,6 +44,7 @@ export class EmbeddedPostgresServer {
     private readonly logFile: string,
     private bound: number,
     private readonly password: string,
+    private readonly started: GroupStarted,
   ) {}
 
   /**
@@ -56,8 +58,15 @@ export class EmbeddedPostgresServer {
     password: string,
     passwordIsNew: boolean,
     pickPort: () => Promise<number> = freePort,
+    started: GroupStarted = () => undefined,
   ): Promise<EmbeddedPostgresServer> {
-    const server = new EmbeddedPostgresServer(dataDir, logFile, await pickPort(), password);
+    const server = new EmbeddedPostgresServer(
+      dataDir,
+      logFile,
+      await pickPort(),
+      password,
+      started,
+    );
     await server.boot(progress, passwordIsNew);
     return server;
   }
@@ -165,31 +174,30 @@ export class EmbeddedPostgresServer {
   private spawnServer(postgres: string, runAs: RunAs): ChildProcess {
     const log = openSync(this.logFile, 'a');
     let child: ChildProcess;
+    const args = [
+      '-D',
+      this.dataDir,
+      '-p',
+      String(this.bound),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+    ];
     try {
       // Its own process group: a Ctrl-C at the terminal reaches npm start, which stops the
-      // services first and the database last, not the database at once.
-      child = spawn(
-        postgres,
-        [
-          '-D',
-          this.dataDir,
-          '-p',
-          String(this.bound),
-          '-c',
-          'listen_addresses=127.0.0.1',
-          '-c',
-          'unix_socket_directories=',
-        ],
-        {
-          ...runAs,
-          detached: true,
-          env: { ...process.env, LC_ALL: 'C' },
-          stdio: ['ignore', log, log],
-        },
-      );
+      // services first and the database last, not the database at once. Recorded, so a start
+      // after npm start was killed can stop it (fast shutdown, as stop() does).
+      child = spawn(postgres, args, {
+        ...runAs,
+        detached: true,
+        env: { ...process.env, LC_ALL: 'C' },
+        stdio: ['ignore', log, log],
+      });
     } finally {
       closeSync(log);
     }
+    this.started('PostgreSQL', child, [postgres, ...args], 'SIGINT');
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     return child;

@@ -12,6 +12,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { type NatsRole, passwordVariable, renderNatsServerConfig } from '@tollgate/messaging';
 import { answers, freePort, isAlive, pollUntil } from './local-ports';
+import type { GroupStarted } from './process-group.records';
 import { StartupFailure } from './startup-failure';
 
 /** How many ports a start tries when the one picked free was taken before nats-server bound it. */
@@ -56,6 +57,7 @@ export async function provideNats(
   users: OwnNatsUsers,
   searchDirs: readonly string[] = defaultSearchDirs(),
   pickPort: () => Promise<number> = freePort,
+  started: GroupStarted = () => undefined,
 ): Promise<NatsEndpoint> {
   if (natsUrl) {
     const first = new URL(natsUrl.split(',')[0].trim());
@@ -67,7 +69,7 @@ export async function provideNats(
   }
   const binary = findNatsServer(searchDirs);
   if (!binary) throw new StartupFailure(NATS_MISSING);
-  return OwnNatsServer.start(binary, dataDir, logFile, progress, users, pickPort);
+  return OwnNatsServer.start(binary, dataDir, logFile, progress, users, pickPort, started);
 }
 
 /** PATH, then where Debian's package puts it (/usr/sbin is not on a normal user's PATH). */
@@ -107,6 +109,7 @@ class OwnNatsServer implements NatsEndpoint {
     progress: (line: string) => void,
     users: OwnNatsUsers,
     pickPort: () => Promise<number>,
+    started: GroupStarted,
   ): Promise<OwnNatsServer> {
     await mkdir(dataDir, { recursive: true });
     await writeFile(users.configFile, renderNatsServerConfig(users.prefix, { roles: users.roles }));
@@ -129,6 +132,7 @@ class OwnNatsServer implements NatsEndpoint {
         env,
         pidFile,
         port,
+        started,
       );
       // Its own word that it listens, not only that something answers: whatever took the
       // port answers too.
@@ -166,20 +170,30 @@ class OwnNatsServer implements NatsEndpoint {
     env: Record<string, string>,
     pidFile: string,
     port: number,
+    started: GroupStarted,
   ): { child: ChildProcess; server: OwnNatsServer } {
     const log = openSync(logFile, 'a');
     let child: ChildProcess;
+    // No -m: the monitoring port stays closed; -a keeps the client port on loopback.
+    const args = [
+      '-c',
+      users.configFile,
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-js',
+      '-sd',
+      dataDir,
+    ];
     try {
-      // Its own process group, so a Ctrl-C reaches it only after the services have drained.
-      // No -m: the monitoring port stays closed; -a keeps the client port on loopback.
-      child = spawn(
-        binary,
-        ['-c', users.configFile, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dataDir],
-        { detached: true, env, stdio: ['ignore', log, log] },
-      );
+      // Its own process group, so a Ctrl-C reaches it only after the services have drained;
+      // recorded, so a start after npm start was killed can stop it.
+      child = spawn(binary, args, { detached: true, env, stdio: ['ignore', log, log] });
     } finally {
       closeSync(log);
     }
+    started('nats-server', child, [binary, ...args], 'SIGTERM');
     return { child, server: new OwnNatsServer(child, pidFile, `nats://127.0.0.1:${port}`) };
   }
 
