@@ -1,7 +1,16 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
+import { reapLeftoverGroups } from '../../apps/sandbox/src/infrastructure/leftover-groups.reaper';
 import { type SandboxProcess, startSandbox } from '../support/sandbox-process';
 import { waitFor } from '../support/wait-for';
 
@@ -17,6 +26,8 @@ const SERVICE_CLOSE_GRACE_MS = 3_000;
 
 let dataDir: string;
 let sandbox: SandboxProcess | undefined;
+/** Services of a sandbox killed with -9, until they are seen gone. */
+let orphans: number[] = [];
 
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'tollgate-npm-start-'));
@@ -26,6 +37,11 @@ beforeAll(() => {
 
 afterAll(async () => {
   await sandbox?.stop('SIGKILL');
+  // A test that failed after a kill -9 leaves nothing running: what npm start's next start
+  // would do, done here.
+  await reapLeftoverGroups(dataDir, () => undefined);
+  for (const pid of orphans)
+    if (processOf(pid)?.cmdline.includes('dist/apps/')) process.kill(pid, 'SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -84,6 +100,29 @@ async function portsOf(run: SandboxProcess): Promise<number[]> {
   ].map((m) => Number(m[1]));
   expect(services).toHaveLength(5);
   return [nats, postgres, Number(new URL(run.url).port), ...services];
+}
+
+/** /proc's view of a pid: its parent and command line, or undefined once it is gone or a zombie. */
+function processOf(pid: number): { ppid: number; cmdline: string } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z') return undefined;
+    return { ppid: Number(ppid), cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The five services npm start runs: its children running dist/apps/<service>/main.js. */
+function servicesOf(launcher: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      const seen = processOf(pid);
+      return seen?.ppid === launcher && /dist\/apps\/[a-z-]+\/main\.js/.test(seen.cmdline);
+    });
 }
 
 // A sandbox is given 90 s to become ready; a test must outlast its own waits, or on a loaded
@@ -151,5 +190,58 @@ describe('W1 — npm start, with no configuration', () => {
     }
     expect(await second.stop('SIGINT')).toEqual({ code: 0, signal: null });
     sandbox = undefined;
+  });
+});
+
+describe('D8 — npm start killed with -9 (OOM killer, CI timeout) leaves nothing behind', () => {
+  it('D8 its five services drain on their own once it is gone; the next start stops the nats-server and PostgreSQL it left, and becomes ready', async () => {
+    // Info logs: each service's own account of why it shut down.
+    const killedEnv = { ...env(), LOG_LEVEL: 'info' };
+    sandbox = await startSandbox(killedEnv, { readyWithinMs: 90_000 });
+    const killed = sandbox;
+    const services = servicesOf(killed.child.pid!);
+    expect(services).toHaveLength(5);
+    orphans = services;
+    const recordsFile = join(dataDir, 'process-groups.json');
+    expect(statSync(recordsFile).mode & 0o777).toBe(0o600);
+    const records = JSON.parse(readFileSync(recordsFile, 'utf8')) as {
+      name: string;
+      pgid: number;
+    }[];
+    expect(records.map((r) => r.name).sort()).toEqual(['PostgreSQL', 'nats-server']);
+
+    expect(await killed.stop('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+    await waitFor(
+      'the five services to notice npm start is gone, drain and exit',
+      () => services.every((pid) => processOf(pid) === undefined),
+      { timeoutMs: DRAIN_MS + SERVICE_CLOSE_GRACE_MS + 15_000, intervalMs: 100 },
+    );
+    orphans = [];
+    for (const name of [
+      'session-service',
+      'slack-binding',
+      'discord-binding',
+      'mattermost-binding',
+      'approval-api',
+    ]) {
+      const log = readFileSync(join(dataDir, 'logs', `${name}.log`), 'utf8');
+      expect(log).toMatch(/"parent":"gone".*"msg":"shutting down"/);
+      expect(log).toMatch(/"msg":"stopped"/);
+    }
+    // Not node: they stay, holding their ports and the data, until the next start.
+    for (const { pgid } of records) expect(processOf(pgid)).toBeDefined();
+
+    sandbox = await startSandbox(env(), { readyWithinMs: 90_000 });
+    const next = sandbox;
+    for (const { name, pgid } of records) {
+      expect(next.output()).toContain(
+        `stopped ${name} (pid ${pgid}) left running by an earlier npm start that was killed`,
+      );
+      expect(processOf(pgid)).toBeUndefined();
+    }
+    expect(await next.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    sandbox = undefined;
+    // A clean stop leaves nothing to reap.
+    expect(existsSync(recordsFile)).toBe(false);
   });
 });
