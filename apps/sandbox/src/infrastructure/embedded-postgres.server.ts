@@ -4,7 +4,8 @@ import { chown, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { freePort, isAlive, pollUntil } from './local-ports';
+import { stopLeftoverPostmaster } from './leftover-postmaster.reaper';
+import { freePort, pollUntil } from './local-ports';
 import { placeForPostgres, type RunAs } from './postgres-placement';
 import type { GroupStarted } from './process-group.records';
 import { StartupFailure } from './startup-failure';
@@ -106,7 +107,7 @@ export class EmbeddedPostgresServer {
       postgres: join(placement.nativeDir, 'bin', 'postgres'),
       initdb: join(placement.nativeDir, 'bin', 'initdb'),
     };
-    await this.stopLeftover(progress);
+    await stopLeftoverPostmaster(this.dataDir, progress);
 
     const existed = existsSync(join(this.dataDir, 'PG_VERSION'));
     if (!existed) {
@@ -221,17 +222,6 @@ export class EmbeddedPostgresServer {
           output.replaceAll(this.password, '<password>'),
       );
     }
-  }
-
-  /** A server left running by an `npm start` that was killed holds the data directory. */
-  private async stopLeftover(progress: (line: string) => void): Promise<void> {
-    const pidFile = join(this.dataDir, 'postmaster.pid');
-    if (!existsSync(pidFile)) return;
-    const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
-    progress(`stopping PostgreSQL (pid ${pid}) left running by an earlier npm start`);
-    process.kill(pid, 'SIGINT');
-    await pollUntil('the earlier PostgreSQL to stop', () => !isAlive(pid), 15_000);
   }
 
   private async query(database: string, sql: string): Promise<number> {

@@ -58,8 +58,8 @@ async function reap({ name, pgid, signal }: GroupRecord): Promise<void> {
   }
 }
 
-/** /proc/<pid>: undefined when there is no such process. */
-function look(pid: number): ProcessSeen | undefined {
+/** /proc/<pid>: undefined when there is no such process (or it cannot be seen). */
+export function look(pid: number): ProcessSeen | undefined {
   try {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     // cmdline ends with a NUL: the last field is empty.
