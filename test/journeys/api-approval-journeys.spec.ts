@@ -28,21 +28,11 @@ describe.each(platforms)(
       test: (m: ChatMessageView) => boolean,
     ) => waitFor(what, () => journey.driver.messagesIn(conversation).find(test));
 
-    /** Only a journaled prompt can be answered: a person answers what the binding has recorded. */
-    const journaled = (request: ApprovalRequest) =>
-      waitFor('the binding to journal the prompt', async () =>
-        (await journey.binding.journal()).some(
-          (row) =>
-            row.session_id === request.sessionId && row.type === 'PendingApprovalPromptTracked',
-        )
-          ? true
-          : undefined,
-      );
-
     async function prompted(request: ApprovalRequest): Promise<ChatMessageView> {
       await journey.session.send(request);
       const posted = await shown(request.conversation, 'the prompt', (m) => m.buttons.length > 0);
-      await journaled(request);
+      // Only a journaled post can be answered: a person answers what the binding has recorded.
+      await journey.binding.postJournaled(posted.messageId);
       return posted;
     }
 

@@ -60,14 +60,7 @@ describe.each(platforms)(
           if (found) seen.add(found.messageId);
           return found;
         });
-        await waitFor(`${posted.messageId} journaled`, async () =>
-          (await journey.binding.journal()).filter(
-            (row) =>
-              row.session_id === request.sessionId && row.type === 'PendingApprovalPromptTracked',
-          ).length >= seen.size
-            ? true
-            : undefined,
-        );
+        await journey.binding.postJournaled(posted.messageId);
         return posted;
       };
       const click = async (posted: ChatMessageView, label: string) => {

@@ -91,15 +91,7 @@ describe.each(platforms)('X7 — the authorization matrix on %s', (platform) => 
     const prompt = await waitFor('the prompt with buttons', () =>
       driver.messagesIn(conversation).find((m) => m.buttons.length > 0),
     );
-    await waitFor('the binding to journal the prompt', async () =>
-      (await binding.journal()).some(
-        (row) =>
-          row.session_id === deriveSessionId(conversation) &&
-          row.type === 'PendingApprovalPromptTracked',
-      )
-        ? true
-        : undefined,
-    );
+    await binding.postJournaled(prompt.messageId);
     return prompt;
   }
 

@@ -106,8 +106,6 @@ describe.each(platforms)('E4 sub-agent approvals through %s', (platform) => {
   });
   it(`X16 ${platform}: "approve" typed in the conversation answers the sub-agent's prompt instead of superseding its batch`, async () => {
     const conversation = driver.freshConversation();
-    const known = new Set((await binding.journal()).map((row) => row.session_id));
-    known.add(deriveSessionId(conversation));
     expect((await driver.say(binding.url, conversation, DELEGATE, alice)).status).toBe(200);
     const delegation = await prompt(
       conversation,
@@ -115,13 +113,7 @@ describe.each(platforms)('E4 sub-agent approvals through %s', (platform) => {
       (m) => m.buttons.length > 0 && m.text.includes('delegate'),
     );
     // A click is taken only on a journaled post (Mattermost checks its nonce there).
-    await waitFor('the delegate prompt journaled', async () =>
-      (await binding.journal()).some(
-        (row) =>
-          row.session_id === deriveSessionId(conversation) &&
-          row.type === 'PendingApprovalPromptTracked',
-      ),
-    );
+    await binding.postJournaled(delegation.messageId);
     await approve(delegation);
     const child = await prompt(
       conversation,
@@ -132,11 +124,7 @@ describe.each(platforms)('E4 sub-agent approvals through %s', (platform) => {
         m.text.includes('from the child'),
     );
     // Only a prompt the binding has journaled as shown can be answered by typing (§1.3).
-    await waitFor("the child's prompt journaled", async () =>
-      (await binding.journal()).some(
-        (row) => row.type === 'PendingApprovalPromptTracked' && !known.has(row.session_id),
-      ),
-    );
+    await binding.postJournaled(child.messageId);
 
     expect((await driver.say(binding.url, conversation, 'approve', alice)).status).toBe(200);
 

@@ -49,21 +49,6 @@ describe.each(platforms)('B16 — answers typed as text, whole system through %s
       driver.messagesIn(conversation).find((m) => m.buttons.length === 0 && m.text.includes(text)),
     );
 
-  /**
-   * A person answers a prompt they can see, and the binding journals a post a moment after the
-   * platform shows it; only a journaled prompt can be answered, so the tests wait for that too.
-   */
-  const journaled = (conversation: Conversation) =>
-    waitFor('the binding to journal the prompt', async () =>
-      (await binding.journal()).some(
-        (row) =>
-          row.session_id === deriveSessionId(conversation) &&
-          row.type === 'PendingApprovalPromptTracked',
-      )
-        ? true
-        : undefined,
-    );
-
   const eventsOf = async (conversation: Conversation, type: string) =>
     (await session.journal(deriveSessionId(conversation))).filter((e) => e.type === type);
 
@@ -71,7 +56,9 @@ describe.each(platforms)('B16 — answers typed as text, whole system through %s
     const conversation = driver.freshConversation();
     await say(conversation, '!write_note {"text":"buy milk"}');
     const posted = await prompt(conversation, 'the prompt', (m) => m.buttons.length > 0);
-    await journaled(conversation);
+    // A person answers a prompt they can see; the binding takes an answer only on a post it has
+    // journaled, a moment after the platform shows it.
+    await binding.postJournaled(posted.messageId);
 
     await say(conversation, 'approve');
 
@@ -129,7 +116,9 @@ describe.each(platforms)('B16 — answers typed as text, whole system through %s
     const conversation = driver.freshConversation();
     await say(conversation, '!write_note {"text":"race"}');
     const posted = await prompt(conversation, 'the prompt', (m) => m.buttons.length > 0);
-    await journaled(conversation);
+    // A person answers a prompt they can see; the binding takes an answer only on a post it has
+    // journaled, a moment after the platform shows it.
+    await binding.postJournaled(posted.messageId);
     const approve = posted.buttons.find((b) => b.label === 'Approve once')!;
     const noticesBefore = driver.notices().length;
 
