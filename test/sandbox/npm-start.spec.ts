@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
 import { reapLeftoverGroups } from '../../apps/sandbox/src/infrastructure/leftover-groups.reaper';
+import { SERVICE_NAMES } from '../../apps/sandbox/src/services/service-supervisor';
 import { type SandboxProcess, startSandbox } from '../support/sandbox-process';
 import { waitFor } from '../support/wait-for';
 
@@ -217,13 +218,7 @@ describe('D8 — npm start killed with -9 (OOM killer, CI timeout) leaves nothin
       { timeoutMs: DRAIN_MS + SERVICE_CLOSE_GRACE_MS + 15_000, intervalMs: 100 },
     );
     orphans = [];
-    for (const name of [
-      'session-service',
-      'slack-binding',
-      'discord-binding',
-      'mattermost-binding',
-      'approval-api',
-    ]) {
+    for (const name of SERVICE_NAMES) {
       const log = readFileSync(join(dataDir, 'logs', `${name}.log`), 'utf8');
       expect(log).toMatch(/"parent":"gone".*"msg":"shutting down"/);
       expect(log).toMatch(/"msg":"stopped"/);

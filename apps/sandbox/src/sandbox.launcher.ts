@@ -184,13 +184,7 @@ export class SandboxLauncher {
 
   /** A second Ctrl-C: no more waiting for drains. */
   async killServices(): Promise<void> {
-    for (const name of [
-      'session-service',
-      'slack-binding',
-      'discord-binding',
-      'mattermost-binding',
-      'approval-api',
-    ] as const) {
+    for (const name of SERVICE_NAMES) {
       await this.supervisor?.kill(name);
     }
   }
