@@ -30,6 +30,7 @@ export * from './pacing/rate-limit-pacer';
 export * from './pacing/output-priority';
 
 export * from './inbound/command-publisher.port';
+export * from './inbound/publish-deadline';
 export * from './inbound/jetstream-command.publisher';
 export * from './inbound/forward-click.usecase';
 export * from './inbound/edit-form';
