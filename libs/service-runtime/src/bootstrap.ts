@@ -12,6 +12,7 @@ import { configuredSecrets } from './configured-secrets';
 import { installInboundBodyParsing } from './inbound-body.middleware';
 import { InboundRefusals } from './inbound-refusals.service';
 import { createLogger, PinoNestLogger } from './logger';
+import { stampArrival } from './request-arrival';
 import { ConsumerHost } from './consumer.host';
 import { JetStreamConsumers } from './jetstream-consumers.registry';
 import { JetStreamSettlementFilter } from './jetstream-settlement.filter';
@@ -76,6 +77,8 @@ export async function bootstrapService<C extends BaseConfig>(
     definition.rootModule(config, logger),
     { logger: new PinoNestLogger(logger), rawBody: true, bodyParser: false },
   );
+  // First: a platform's deadline runs from the request's arrival, body and guards included.
+  app.use(stampArrival);
   installInboundBodyParsing(app, {
     endpoints: definition.inboundEndpoints ?? [],
     refusals: app.get(InboundRefusals),

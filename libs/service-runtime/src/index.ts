@@ -8,6 +8,7 @@ export * from './configured-secrets';
 export * from './secret-scrubber';
 export * from './inbound-body.middleware';
 export * from './inbound-refusals.service';
+export * from './request-arrival';
 export * from './metrics-access';
 export * from './metrics.service';
 export * from './readiness.service';

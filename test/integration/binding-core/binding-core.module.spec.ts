@@ -124,12 +124,15 @@ describe('BindingCoreModule', () => {
     expect(post.view).toEqual({ kind: 'pending', request });
     expect(await app.get(HasSession).execute(p.conversation)).toBe(true);
 
-    const forwarded = await app.get(ForwardClick).execute({
-      promptRef: post.target.promptRef,
-      optionKey: 'deny',
-      clicker: bob,
-      commandId: 'module-click-1',
-    });
+    const forwarded = await app.get(ForwardClick).execute(
+      {
+        promptRef: post.target.promptRef,
+        optionKey: 'deny',
+        clicker: bob,
+        commandId: 'module-click-1',
+      },
+      { receivedAt: Date.now() },
+    );
     expect(forwarded).toMatchObject({
       kind: 'forwarded',
       command: { sessionId: p.sessionId, callId: p.callId, optionKey: 'deny', sender: bob },

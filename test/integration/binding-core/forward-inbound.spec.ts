@@ -89,12 +89,15 @@ describe('binding core: inbound clicks and messages', () => {
    */
   async function expectNoCommand(commandId: string): Promise<void> {
     const sentinel = `sentinel-${commandId}`;
-    await forwardMessage.execute({
-      conversation: freshConversation(),
-      sender: alice,
-      text: 'sentinel',
-      commandId: sentinel,
-    });
+    await forwardMessage.execute(
+      {
+        conversation: freshConversation(),
+        sender: alice,
+        text: 'sentinel',
+        commandId: sentinel,
+      },
+      { receivedAt: Date.now() },
+    );
     await waitFor('the sentinel', () => seen.some((s) => s.command.id === sentinel));
     expect(seen.filter((s) => s.command.id === commandId)).toEqual([]);
   }
@@ -130,7 +133,7 @@ describe('binding core: inbound clicks and messages', () => {
       messageRef: p.ref,
     };
 
-    const result = await forwardClick.execute(click);
+    const result = await forwardClick.execute(click, { receivedAt: Date.now() });
 
     const expected = {
       type: 'ToolInteractionResponse',
@@ -161,20 +164,26 @@ describe('binding core: inbound clicks and messages', () => {
 
   it('a click on a reference no prompt carries is reported, and nothing is published', async () => {
     expect(
-      await forwardClick.execute({
-        promptRef: 'abcdef0123456789abcdef01',
-        optionKey: 'approve_once',
-        clicker: bob,
-        commandId: 'unknown-1',
-      }),
+      await forwardClick.execute(
+        {
+          promptRef: 'abcdef0123456789abcdef01',
+          optionKey: 'approve_once',
+          clicker: bob,
+          commandId: 'unknown-1',
+        },
+        { receivedAt: Date.now() },
+      ),
     ).toEqual({ kind: 'unknown_prompt', promptRef: 'abcdef0123456789abcdef01' });
     expect(
-      await forwardClick.execute({
-        promptRef: 'not a ref!',
-        optionKey: 'approve_once',
-        clicker: bob,
-        commandId: 'unknown-2',
-      }),
+      await forwardClick.execute(
+        {
+          promptRef: 'not a ref!',
+          optionKey: 'approve_once',
+          clicker: bob,
+          commandId: 'unknown-2',
+        },
+        { receivedAt: Date.now() },
+      ),
     ).toEqual({ kind: 'unknown_prompt', promptRef: 'not a ref!' });
     await expectNoCommand('unknown-1');
     await expectNoCommand('unknown-2');
@@ -183,12 +192,15 @@ describe('binding core: inbound clicks and messages', () => {
   it('a click that cannot make a valid command is refused with a reason, and nothing is published', async () => {
     const p = await postedPrompt();
 
-    const result = await forwardClick.execute({
-      promptRef: p.promptRef,
-      optionKey: 'x'.repeat(65),
-      clicker: bob,
-      commandId: 'too-long-1',
-    });
+    const result = await forwardClick.execute(
+      {
+        promptRef: p.promptRef,
+        optionKey: 'x'.repeat(65),
+        clicker: bob,
+        commandId: 'too-long-1',
+      },
+      { receivedAt: Date.now() },
+    );
 
     expect(result).toMatchObject({ kind: 'refused', reason: 'invalid_payload' });
     await expectNoCommand('too-long-1');
@@ -199,13 +211,16 @@ describe('binding core: inbound clicks and messages', () => {
     const sessionId = deriveSessionId(conversation);
     expect(await hasSession.execute(conversation)).toBe(false);
 
-    const result = await forwardMessage.execute({
-      conversation,
-      sender: alice,
-      text: 'hello',
-      commandId: 'Ev0001',
-      principal: 'automation',
-    });
+    const result = await forwardMessage.execute(
+      {
+        conversation,
+        sender: alice,
+        text: 'hello',
+        commandId: 'Ev0001',
+        principal: 'automation',
+      },
+      { receivedAt: Date.now() },
+    );
 
     expect(result).toMatchObject({ kind: 'forwarded' });
     const [command] = await waitFor('the message command', () => {
@@ -234,12 +249,15 @@ describe('binding core: inbound clicks and messages', () => {
   it('a message over the text limit is refused and remembers nothing', async () => {
     const conversation = freshConversation();
 
-    const result = await forwardMessage.execute({
-      conversation,
-      sender: alice,
-      text: 'x'.repeat(40_001),
-      commandId: 'Ev-too-long',
-    });
+    const result = await forwardMessage.execute(
+      {
+        conversation,
+        sender: alice,
+        text: 'x'.repeat(40_001),
+        commandId: 'Ev-too-long',
+      },
+      { receivedAt: Date.now() },
+    );
 
     expect(result).toMatchObject({ kind: 'refused', reason: 'invalid_payload' });
     expect(await hasSession.execute(conversation)).toBe(false);
@@ -261,12 +279,15 @@ describe('binding core: inbound clicks and messages', () => {
       const [posted] = await harness.prompts.pendingIn(p.sessionId);
       const commandId = `slack:T1:C1:${Date.now()}.000100`;
 
-      const result = await forwardMessage.execute({
-        conversation: p.conversation,
-        sender: alice,
-        text: 'Approve!',
-        commandId,
-      });
+      const result = await forwardMessage.execute(
+        {
+          conversation: p.conversation,
+          sender: alice,
+          text: 'Approve!',
+          commandId,
+        },
+        { receivedAt: Date.now() },
+      );
 
       const expected = {
         type: 'ToolInteractionResponse',
@@ -303,12 +324,12 @@ describe('binding core: inbound clicks and messages', () => {
         text: 'no',
         commandId: `slack:T1:C1:${Date.now()}.000200`,
       };
-      const first = await forwardMessage.execute(message);
+      const first = await forwardMessage.execute(message, { receivedAt: Date.now() });
       expect(first).toMatchObject({ kind: 'answered', command: { optionKey: 'deny' } });
       // The session resolved it and the binding cleared it; then the platform redelivers.
       await harness.handleOutput().execute(p.resolved(9));
       expect(await harness.prompts.pendingIn(p.sessionId)).toEqual([]);
-      const again = await forwardMessage.execute(message);
+      const again = await forwardMessage.execute(message, { receivedAt: Date.now() });
       // Read as a message now, but under the same id: the session's ledger drops it.
       expect(again).toMatchObject({ kind: 'forwarded', command: { id: message.commandId } });
     });
@@ -317,12 +338,15 @@ describe('binding core: inbound clicks and messages', () => {
       const [p] = await trackedPrompts('call_3_1', 'call_3_2');
       const commandId = `slack:T1:C1:${Date.now()}.000300`;
 
-      const result = await forwardMessage.execute({
-        conversation: p.conversation,
-        sender: alice,
-        text: 'yes',
-        commandId,
-      });
+      const result = await forwardMessage.execute(
+        {
+          conversation: p.conversation,
+          sender: alice,
+          text: 'yes',
+          commandId,
+        },
+        { receivedAt: Date.now() },
+      );
 
       expect(result).toMatchObject({ kind: 'hinted', reason: 'several_prompts', sent: true });
       const hints = harness.adapter
@@ -338,12 +362,15 @@ describe('binding core: inbound clicks and messages', () => {
       const [p] = await trackedPrompts('call_3_1');
       const commandId = `slack:T1:C1:${Date.now()}.000400`;
 
-      const result = await forwardMessage.execute({
-        conversation: p.conversation,
-        sender: alice,
-        text: 'always',
-        commandId,
-      });
+      const result = await forwardMessage.execute(
+        {
+          conversation: p.conversation,
+          sender: alice,
+          text: 'always',
+          commandId,
+        },
+        { receivedAt: Date.now() },
+      );
 
       expect(result).toMatchObject({ kind: 'hinted', reason: 'option_not_offered', sent: true });
       const [hint] = harness.adapter
@@ -356,17 +383,23 @@ describe('binding core: inbound clicks and messages', () => {
     it('B16 with no prompt pending, or from an automation, an answer word is an ordinary message', async () => {
       const conversation = freshConversation();
       await expect(
-        forwardMessage.execute({ conversation, sender: alice, text: 'ok', commandId: 'Ev-b16-1' }),
+        forwardMessage.execute(
+          { conversation, sender: alice, text: 'ok', commandId: 'Ev-b16-1' },
+          { receivedAt: Date.now() },
+        ),
       ).resolves.toMatchObject({ kind: 'forwarded', command: { type: 'UserMessage', text: 'ok' } });
       const [p] = await trackedPrompts('call_3_1');
       await expect(
-        forwardMessage.execute({
-          conversation: p.conversation,
-          sender: alice,
-          text: 'approve',
-          commandId: 'Ev-b16-2',
-          principal: 'automation',
-        }),
+        forwardMessage.execute(
+          {
+            conversation: p.conversation,
+            sender: alice,
+            text: 'approve',
+            commandId: 'Ev-b16-2',
+            principal: 'automation',
+          },
+          { receivedAt: Date.now() },
+        ),
       ).resolves.toMatchObject({ kind: 'forwarded', command: { type: 'UserMessage' } });
     });
 
@@ -400,12 +433,15 @@ describe('binding core: inbound clicks and messages', () => {
 
     it('A2 a click on an agent session’s prompt is sent with that session id, on the route platform’s subject', async () => {
       const p = await apiPrompt();
-      const result = await forwardClick.execute({
-        promptRef: p.promptRef,
-        optionKey: 'approve_once',
-        clicker: carol,
-        commandId: `click-a2-${Date.now()}`,
-      });
+      const result = await forwardClick.execute(
+        {
+          promptRef: p.promptRef,
+          optionKey: 'approve_once',
+          clicker: carol,
+          commandId: `click-a2-${Date.now()}`,
+        },
+        { receivedAt: Date.now() },
+      );
       expect(result).toMatchObject({
         kind: 'forwarded',
         command: { sessionId: p.sessionId, callId: p.callId, sender: carol },
@@ -421,12 +457,15 @@ describe('binding core: inbound clicks and messages', () => {
     it('A2 an approver’s typed answer answers the agent session’s prompt in that conversation, marked as text', async () => {
       const p = await apiPrompt();
       const commandId = `slack:T1:C1:${Date.now()}.000700`;
-      const result = await forwardMessage.execute({
-        conversation: p.conversation,
-        sender: carol,
-        text: 'deny',
-        commandId,
-      });
+      const result = await forwardMessage.execute(
+        {
+          conversation: p.conversation,
+          sender: carol,
+          text: 'deny',
+          commandId,
+        },
+        { receivedAt: Date.now() },
+      );
       expect(result).toMatchObject({
         kind: 'answered',
         command: {
@@ -443,12 +482,15 @@ describe('binding core: inbound clicks and messages', () => {
     it('A2 someone who is not an approver types an answer word: it is an ordinary message', async () => {
       const p = await apiPrompt();
       await expect(
-        forwardMessage.execute({
-          conversation: p.conversation,
-          sender: alice,
-          text: 'yes',
-          commandId: `slack:T1:C1:${Date.now()}.000800`,
-        }),
+        forwardMessage.execute(
+          {
+            conversation: p.conversation,
+            sender: alice,
+            text: 'yes',
+            commandId: `slack:T1:C1:${Date.now()}.000800`,
+          },
+          { receivedAt: Date.now() },
+        ),
       ).resolves.toMatchObject({
         kind: 'forwarded',
         command: { type: 'UserMessage', sessionId: deriveSessionId(p.conversation) },
@@ -461,12 +503,15 @@ describe('binding core: inbound clicks and messages', () => {
       await harness.handleOutput().execute(promptOutputs('call_3_1', conversation).request(3));
       // alice requested the chat prompt; bob is an approver of the API prompt only.
       await expect(
-        forwardMessage.execute({
-          conversation,
-          sender: bob,
-          text: 'yes',
-          commandId: `slack:T1:C1:${Date.now()}.000900`,
-        }),
+        forwardMessage.execute(
+          {
+            conversation,
+            sender: bob,
+            text: 'yes',
+            commandId: `slack:T1:C1:${Date.now()}.000900`,
+          },
+          { receivedAt: Date.now() },
+        ),
       ).resolves.toMatchObject({
         kind: 'answered',
         command: { callId: 'apr_0123456789abcdefghijklmnop' },

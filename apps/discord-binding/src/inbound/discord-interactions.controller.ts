@@ -15,7 +15,7 @@ import {
   type PlatformAdapter,
   readInbound,
 } from '@tollgate/binding-core';
-import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { InboundRefusals, ReceivedAt, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { DiscordPlatformAdapter } from '../platform/discord-platform.adapter';
 import { DISCORD_ENDPOINTS } from './discord-endpoints';
@@ -73,7 +73,10 @@ export class DiscordInteractionsController {
 
   @Post('interactions')
   @HttpCode(200)
-  async receive(@Body() body: unknown): Promise<InteractionReply> {
+  async receive(
+    @Body() body: unknown,
+    @ReceivedAt() receivedAt: number,
+  ): Promise<InteractionReply> {
     const read = readInbound(discordInteractionSchema, body);
     if (!read.ok) {
       this.refusals.authenticated(DISCORD_ENDPOINTS.interactions, 'invalid_payload', {
@@ -87,13 +90,13 @@ export class DiscordInteractionsController {
       case 'ping':
         return { type: PONG };
       case 'ask':
-        return this.ask(verdict.token, verdict.message);
+        return this.ask(verdict.token, verdict.message, receivedAt);
       case 'click':
-        return this.click(verdict);
+        return this.click(verdict, receivedAt);
       case 'edit':
         return this.edit(verdict.promptRef);
       case 'edit_submit':
-        return this.submitEdit(verdict);
+        return this.submitEdit(verdict, receivedAt);
       case 'ignore':
         this.logger.debug({ reason: verdict.reason }, 'ignored a Discord interaction');
         // Every interaction gets an answer: a click on someone else's button is just
@@ -108,6 +111,7 @@ export class DiscordInteractionsController {
   private async ask(
     token: string,
     message: Parameters<ForwardMessage['execute']>[0],
+    receivedAt: number,
   ): Promise<InteractionReply> {
     // Kept first, bounded like a click's: the session's refusal of a typed answer then comes
     // as an ephemeral follow-up to this command rather than a DM.
@@ -119,7 +123,7 @@ export class DiscordInteractionsController {
     );
     try {
       // A hint is the answer itself: Discord takes no follow-up before the interaction is answered.
-      const result = await this.forwardMessage.execute(message, { hintInReply: true });
+      const result = await this.forwardMessage.execute(message, { hintInReply: true, receivedAt });
       if (result.kind === 'hinted') return ephemeral(`${ASK_HELD} ${result.text}`);
       if (result.kind === 'refused') {
         this.logger.warn(
@@ -160,6 +164,7 @@ export class DiscordInteractionsController {
    */
   private async submitEdit(
     verdict: Extract<ReturnType<typeof classifyDiscordInteraction>, { kind: 'edit_submit' }>,
+    receivedAt: number,
   ): Promise<InteractionReply> {
     const opened = await this.openEditForm.execute(verdict.click.promptRef);
     if (opened.kind !== 'form') return ephemeral(EXPIRED_NOTICE);
@@ -167,7 +172,7 @@ export class DiscordInteractionsController {
       name: field.name,
       text: verdict.texts.get(index) ?? field.value,
     }));
-    return this.click({ ...verdict, click: { ...verdict.click, edits } }, EDIT_FAILED);
+    return this.click({ ...verdict, click: { ...verdict.click, edits } }, receivedAt, EDIT_FAILED);
   }
 
   private async click(
@@ -175,6 +180,7 @@ export class DiscordInteractionsController {
       Extract<ReturnType<typeof classifyDiscordInteraction>, { kind: 'click' }>,
       'click' | 'token' | 'channelId'
     >,
+    receivedAt: number,
     failed = CLICK_FAILED,
   ): Promise<InteractionReply> {
     const { click, token, channelId } = verdict;
@@ -188,7 +194,7 @@ export class DiscordInteractionsController {
       this.logger.warn({ err: error }, 'could not keep an interaction token'),
     );
     try {
-      const result = await this.forwardClick.execute(click);
+      const result = await this.forwardClick.execute(click, { receivedAt });
       if (result.kind === 'forwarded') return { type: DEFERRED_UPDATE_MESSAGE };
       if (result.kind === 'refused') {
         this.logger.warn(

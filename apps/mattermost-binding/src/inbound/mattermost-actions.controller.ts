@@ -6,7 +6,7 @@ import {
   OpenEditForm,
   PromptJournalRepository,
 } from '@tollgate/binding-core';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { ReceivedAt, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import { MattermostDialogs } from '../platform/mattermost-dialogs';
 import { renderMattermostEditDialog } from '../rendering/mattermost-edit-dialog.renderer';
@@ -52,7 +52,7 @@ export class MattermostActionsController {
 
   @Post('actions')
   @HttpCode(200)
-  async receive(@Body() raw: unknown): Promise<ActionReply> {
+  async receive(@Body() raw: unknown, @ReceivedAt() receivedAt: number): Promise<ActionReply> {
     const body = this.gate.read(ENDPOINT, mattermostActionSchema, raw);
     const context = this.gate.verify(ENDPOINT, body?.context);
     const { sessionId, callId, optionKey } = context;
@@ -91,16 +91,19 @@ export class MattermostActionsController {
       if (optionKey === EDIT_ACTION) {
         return await this.openEdit(context, promptRef, str(body?.trigger_id), log);
       }
-      const result = await this.forwardClick.execute({
-        promptRef,
-        optionKey,
-        clicker: await this.gate.clicker(userId),
-        // docs/protocol.md §1: the click's trigger_id, else its post and clicker.
-        commandId: mattermostCommandId(
-          str(body?.trigger_id) ?? `${messageRef.messageId}:${userId}`,
-        ),
-        messageRef,
-      });
+      const result = await this.forwardClick.execute(
+        {
+          promptRef,
+          optionKey,
+          clicker: await this.gate.clicker(userId),
+          // docs/protocol.md §1: the click's trigger_id, else its post and clicker.
+          commandId: mattermostCommandId(
+            str(body?.trigger_id) ?? `${messageRef.messageId}:${userId}`,
+          ),
+          messageRef,
+        },
+        { receivedAt },
+      );
       if (result.kind === 'forwarded') return {};
       log.info({ result: result.kind }, 'a click could not be forwarded');
       return { ephemeral_text: EXPIRED_NOTICE };

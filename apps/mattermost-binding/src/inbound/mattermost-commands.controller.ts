@@ -9,7 +9,7 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { ForwardMessage, readAnswerWord, readInbound } from '@tollgate/binding-core';
-import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { InboundRefusals, ReceivedAt, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import type { MattermostBindingConfig } from '../mattermost-binding.config';
 import { MATTERMOST_CONFIG } from '../mattermost-binding.tokens';
@@ -50,7 +50,7 @@ export class MattermostCommandsController {
 
   @Post('commands')
   @HttpCode(200)
-  async receive(@Body() raw: unknown): Promise<CommandReply> {
+  async receive(@Body() raw: unknown, @ReceivedAt() receivedAt: number): Promise<CommandReply> {
     const token =
       typeof raw === 'object' && raw !== null ? (raw as { token?: unknown }).token : undefined;
     if (!commandTokenMatches(this.config.MATTERMOST_COMMAND_TOKEN, token)) {
@@ -79,7 +79,7 @@ export class MattermostCommandsController {
       message = await this.verified(body.value, message);
     }
     try {
-      const result = await this.forwardMessage.execute(message);
+      const result = await this.forwardMessage.execute(message, { receivedAt });
       // A typed answer that answered nothing: its private hint says why; "Sent" would not hold.
       if (result.kind === 'hinted') return {};
       if (result.kind === 'refused') {

@@ -6,7 +6,7 @@ import {
   PromptJournalRepository,
 } from '@tollgate/binding-core';
 import { EDIT_OPTION_KEY } from '@tollgate/protocol';
-import { SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { ReceivedAt, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import { EDIT_ELEMENT_PREFIX } from '../rendering/mattermost-edit-dialog.renderer';
 import { MattermostCallbackGate } from './mattermost-callback.gate';
@@ -47,7 +47,7 @@ export class MattermostDialogsController {
 
   @Post('dialogs')
   @HttpCode(200)
-  async submit(@Body() raw: unknown): Promise<DialogReply> {
+  async submit(@Body() raw: unknown, @ReceivedAt() receivedAt: number): Promise<DialogReply> {
     const body = this.gate.read(ENDPOINT, mattermostDialogSubmissionSchema, raw);
     if (body.cancelled === true) return {};
     let state: unknown;
@@ -88,15 +88,18 @@ export class MattermostDialogsController {
         const value = Object.hasOwn(submission, key) ? submission[key] : undefined;
         return { name: field.name, text: typeof value === 'string' ? value : '' };
       });
-      const result = await this.forwardClick.execute({
-        promptRef: journaled.promptRef,
-        optionKey: EDIT_OPTION_KEY,
-        clicker: await this.gate.clicker(userId),
-        // docs/protocol.md §1: an edit's command id is its dialog's callback id and submitter.
-        commandId: mattermostCommandId(`dialog:${body.callback_id}:${userId}`),
-        messageRef,
-        edits,
-      });
+      const result = await this.forwardClick.execute(
+        {
+          promptRef: journaled.promptRef,
+          optionKey: EDIT_OPTION_KEY,
+          clicker: await this.gate.clicker(userId),
+          // docs/protocol.md §1: an edit's command id is its dialog's callback id and submitter.
+          commandId: mattermostCommandId(`dialog:${body.callback_id}:${userId}`),
+          messageRef,
+          edits,
+        },
+        { receivedAt },
+      );
       if (result.kind === 'forwarded') return {};
       log.info({ result: result.kind }, 'an edit could not be forwarded');
       return { error: result.kind === 'refused' ? `Not sent: ${result.detail}` : EXPIRED };

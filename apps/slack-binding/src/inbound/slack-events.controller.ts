@@ -8,7 +8,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { ForwardMessage, HasSession, readInbound } from '@tollgate/binding-core';
-import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { InboundRefusals, ReceivedAt, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import { SLACK_ENDPOINTS } from './slack-endpoints';
 import { classifySlackEvent } from './slack-event.rules';
@@ -43,7 +43,7 @@ export class SlackEventsController {
 
   @Post('events')
   @HttpCode(200)
-  async receive(@Body() body: unknown): Promise<EventsReply> {
+  async receive(@Body() body: unknown, @ReceivedAt() receivedAt: number): Promise<EventsReply> {
     const envelope = readInbound(slackEventEnvelopeSchema, body);
     if (!envelope.ok) return this.unreadable(envelope.detail);
     const { type, challenge, team_id: teamId, event } = envelope.value;
@@ -74,7 +74,7 @@ export class SlackEventsController {
       return { ok: true };
     }
     try {
-      const result = await this.forwardMessage.execute(verdict.message);
+      const result = await this.forwardMessage.execute(verdict.message, { receivedAt });
       if (result.kind === 'refused') {
         this.logger.warn(
           { reason: result.reason, detail: result.detail },

@@ -17,7 +17,7 @@ import {
   readInbound,
 } from '@tollgate/binding-core';
 import { EDIT_OPTION_KEY } from '@tollgate/protocol';
-import { InboundRefusals, SERVICE_LOGGER } from '@tollgate/service-runtime';
+import { InboundRefusals, ReceivedAt, SERVICE_LOGGER } from '@tollgate/service-runtime';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { ACTION_ID_PREFIX } from '../rendering/slack-prompt.renderer';
@@ -80,10 +80,13 @@ export class SlackInteractionsController {
 
   @Post('interactions')
   @HttpCode(200)
-  async receive(@Body() body: unknown): Promise<SubmissionAnswer> {
+  async receive(
+    @Body() body: unknown,
+    @ReceivedAt() receivedAt: number,
+  ): Promise<SubmissionAnswer> {
     const payload = this.interaction(body);
     if (payload === undefined) return undefined;
-    if (payload.type === 'view_submission') return this.submitEdit(payload);
+    if (payload.type === 'view_submission') return this.submitEdit(payload, receivedAt);
     const action = payload.actions?.find((a) => a.action_id?.startsWith(ACTION_ID_PREFIX));
     if (action?.action_id === `${ACTION_ID_PREFIX}${EDIT_ACTION}`) {
       await this.openEdit(payload, action.value);
@@ -105,14 +108,17 @@ export class SlackInteractionsController {
     };
     let result: Awaited<ReturnType<ForwardClick['execute']>>;
     try {
-      result = await this.forwardClick.execute({
-        promptRef: action.value,
-        optionKey: action.action_id!.slice(ACTION_ID_PREFIX.length),
-        clicker,
-        // docs/protocol.md §1: a Slack click's command id is `<action_ts>:<user id>`.
-        commandId: `${action.action_ts}:${userId}`,
-        messageRef: { channelId, messageId: messageTs },
-      });
+      result = await this.forwardClick.execute(
+        {
+          promptRef: action.value,
+          optionKey: action.action_id!.slice(ACTION_ID_PREFIX.length),
+          clicker,
+          // docs/protocol.md §1: a Slack click's command id is `<action_ts>:<user id>`.
+          commandId: `${action.action_ts}:${userId}`,
+          messageRef: { channelId, messageId: messageTs },
+        },
+        { receivedAt },
+      );
     } catch (error) {
       // Slack never retries a click: the non-2xx marks the button failed, and the reply says
       // why and what to do. It is not awaited, so the answer keeps within Slack's 3 s.
@@ -177,7 +183,10 @@ export class SlackInteractionsController {
    * only once JetStream stored it; a failure keeps the modal open with the reason under its
    * first field, so the approver can submit again.
    */
-  private async submitEdit(payload: SlackViewSubmission): Promise<SubmissionAnswer> {
+  private async submitEdit(
+    payload: SlackViewSubmission,
+    receivedAt: number,
+  ): Promise<SubmissionAnswer> {
     if (payload.view.callback_id !== EDIT_CALLBACK_ID) return undefined;
     let metadata: z.infer<typeof editMetadataSchema>;
     try {
@@ -202,15 +211,18 @@ export class SlackInteractionsController {
       errors: { [`${EDIT_BLOCK_PREFIX}0`]: text },
     });
     try {
-      const result = await this.forwardClick.execute({
-        promptRef: metadata.ref,
-        optionKey: EDIT_OPTION_KEY,
-        clicker: { id: userId, ...(name ? { displayName: name } : {}) },
-        // docs/protocol.md §1: an edit's command id is `view:<view id>:<user id>`.
-        commandId: `view:${payload.view.id}:${userId}`,
-        messageRef: { channelId: metadata.channel, messageId: metadata.ts },
-        edits,
-      });
+      const result = await this.forwardClick.execute(
+        {
+          promptRef: metadata.ref,
+          optionKey: EDIT_OPTION_KEY,
+          clicker: { id: userId, ...(name ? { displayName: name } : {}) },
+          // docs/protocol.md §1: an edit's command id is `view:<view id>:<user id>`.
+          commandId: `view:${payload.view.id}:${userId}`,
+          messageRef: { channelId: metadata.channel, messageId: metadata.ts },
+          edits,
+        },
+        { receivedAt },
+      );
       if (result.kind === 'forwarded') return undefined;
       this.logger.info({ result: result.kind }, 'an edit could not be forwarded');
       return fieldError(result.kind === 'refused' ? `Not sent: ${result.detail}` : EXPIRED_NOTICE);

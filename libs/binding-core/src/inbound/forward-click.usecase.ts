@@ -13,6 +13,7 @@ import type { MessageRef } from '../platform-adapter.port';
 import { isPromptRef } from '../prompt/prompt-ref';
 import { memberOf } from './approver-groups';
 import type { CommandPublisher } from './command-publisher.port';
+import { type InboundArrival, publishDeadline } from './publish-deadline';
 
 const CLICK_SPAN = { kind: SpanKind.SERVER } as const;
 
@@ -53,7 +54,11 @@ export interface ForwardClickDeps {
 export class ForwardClick {
   constructor(private readonly deps: ForwardClickDeps) {}
 
-  async execute(click: Click): Promise<ClickForwarded> {
+  /**
+   * `arrival` is when the click's request reached the binding: the publish must be over in
+   * time for the platform's answer, whatever the lookups here took (R1).
+   */
+  async execute(click: Click, arrival: InboundArrival): Promise<ClickForwarded> {
     const address = isPromptRef(click.promptRef)
       ? await this.deps.prompts.findByRef(click.promptRef)
       : undefined;
@@ -98,7 +103,7 @@ export class ForwardClick {
       inSpan('binding.click', CLICK_SPAN, (span) => {
         span?.setAttribute('tollgate.session.id', command.sessionId);
         span?.setAttribute('tollgate.call.id', command.callId);
-        return this.deps.commands.publish(command);
+        return this.deps.commands.publish(command, { deadline: publishDeadline(arrival) });
       }),
     );
     return { kind: 'forwarded', command };

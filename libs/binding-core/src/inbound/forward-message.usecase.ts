@@ -15,6 +15,7 @@ import type { PendingPrompt, PromptJournal } from '../journal/prompt-journal.por
 import type { PlatformAdapter } from '../platform-adapter.port';
 import { memberOf } from './approver-groups';
 import type { CommandPublisher } from './command-publisher.port';
+import { type InboundArrival, publishDeadline } from './publish-deadline';
 import {
   decideTextAnswer,
   readAnswerWord,
@@ -50,7 +51,11 @@ export type MessageForwarded =
     }
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly detail: string };
 
-export interface ForwardMessageOptions {
+/**
+ * `receivedAt` is when the message's request reached the binding: the publish must be over in
+ * time for the platform's answer, whatever remembering the session took (R1).
+ */
+export interface ForwardMessageOptions extends InboundArrival {
   /**
    * The caller shows a hint in its own answer to the platform instead of a separate notice:
    * Discord takes follow-up messages only after an interaction was answered, and its answer
@@ -78,7 +83,7 @@ export class ForwardMessage {
 
   async execute(
     message: IncomingMessage,
-    options: ForwardMessageOptions = {},
+    options: ForwardMessageOptions,
   ): Promise<MessageForwarded> {
     const sessionId = deriveSessionId(message.conversation);
     // A webhook or a reminder is nobody approving anything: its text is always a message.
@@ -107,7 +112,7 @@ export class ForwardMessage {
     // A user's message starts the turn's trace: everything the session does for it joins it.
     await inSpan('binding.message', INBOUND_SPAN, (span) => {
       span?.setAttribute('tollgate.session.id', sessionId);
-      return this.deps.commands.publish(command);
+      return this.deps.commands.publish(command, { deadline: publishDeadline(options) });
     });
     return { kind: 'forwarded', command };
   }
@@ -143,7 +148,7 @@ export class ForwardMessage {
         );
         return { kind: 'hinted', reason: decision.reason, text: decision.text, sent: true };
       case 'answer':
-        return this.answer(message, decision.prompt, decision.optionKey);
+        return this.answer(message, decision.prompt, decision.optionKey, options);
     }
   }
 
@@ -151,6 +156,7 @@ export class ForwardMessage {
     message: IncomingMessage,
     prompt: PendingPrompt,
     optionKey: string,
+    arrival: InboundArrival,
   ): Promise<MessageForwarded> {
     const groups = memberOf(prompt.request, prompt.approverMembers, message.sender.id);
     const command: ToolInteractionResponse = {
@@ -180,7 +186,7 @@ export class ForwardMessage {
         span?.setAttribute('tollgate.session.id', command.sessionId);
         span?.setAttribute('tollgate.call.id', command.callId);
         span?.setAttribute('tollgate.answer.via', 'text');
-        return this.deps.commands.publish(command);
+        return this.deps.commands.publish(command, { deadline: publishDeadline(arrival) });
       }),
     );
     return { kind: 'answered', command };
