@@ -52,7 +52,12 @@ export class ApprovalLifecycle {
     await this.publisher.publish(approvalCancelOf(stored.command, new Date()));
     const cancelled = await this.approvals.cancel(client.id, id, this.waiters.notification(id));
     if (cancelled === undefined) {
+      // The session service may have decided our own cancel, and its ApprovalDecided been
+      // applied here, before this UPDATE ran: that is this request's success, not a conflict
+      // (only an agent's cancel ends an approval `cancelled`). A click that won the race
+      // leaves it approved or denied, which is a conflict.
       const now = await this.read(client, id);
+      if (now.status === 'cancelled') return now;
       throw notPending(now.status);
     }
     this.waiters.wake(id);
