@@ -70,17 +70,26 @@ describe('D7 one trace from a user message to the tool’s result', () => {
     ];
     const has = (spans: ReceivedSpan[], [service, name]: [string, string]) =>
       spans.some((s) => s.service === service && s.name === name);
-    const trace = await waitFor('every step in the message’s trace', () => {
-      const spans = receiver.inTrace(start.traceId);
-      return expected.every((step) => has(spans, step)) && spans;
-    });
-
     // Parented, not merely tagged: every span but the first hangs off one in the same trace,
-    // and the hops between processes are NATS consumer spans.
-    const ids = new Set(trace.map((s) => s.spanId));
-    for (const span of trace) {
-      if (span !== start) expect(ids.has(span.parentSpanId ?? '')).toBe(true);
-    }
+    // and the hops between processes are NATS consumer spans. A parent ends after its children
+    // and each process exports in its own batches, so a child can arrive before its parent (CI
+    // saw it once): the trace is complete when no span's parent is still missing, and a parent
+    // that never comes fails the wait with the orphans named.
+    const orphansIn = (spans: ReceivedSpan[]) => {
+      const ids = new Set(spans.map((s) => s.spanId));
+      return spans.filter((s) => s !== start && !ids.has(s.parentSpanId ?? ''));
+    };
+    const trace = await waitFor('every step in the message’s trace, each under its parent', () => {
+      const spans = receiver.inTrace(start.traceId);
+      if (!expected.every((step) => has(spans, step))) return false;
+      const orphans = orphansIn(spans);
+      if (orphans.length > 0)
+        throw new Error(
+          `parent not seen for ${orphans.map((s) => `${s.service} ${s.name}`).join(', ')}`,
+        );
+      return spans;
+    });
+    expect(orphansIn(trace)).toEqual([]);
     const parentOf = (span: ReceivedSpan) => trace.find((s) => s.spanId === span.parentSpanId);
     const click = trace.find((s) => s.name === 'binding.click')!;
     expect(click.attributes['tollgate.session.id']).toBe(sessionId);
