@@ -246,6 +246,46 @@ describe('A1 — the approval API (process, two replicas)', () => {
     );
   });
 
+  it('A1 a cancel whose own ApprovalDecided(cancelled) is applied before its UPDATE still answers 200', async () => {
+    // The cancel is published before the row changes, so a quick session service can decide it
+    // and the decision consumer mark the row cancelled first (CI saw a 409 for it). A row lock
+    // held here stops the cancel's UPDATE, and this transaction does what that consumer does.
+    const { id, request } = await pending();
+    const consumer = system.queryRunner();
+    await consumer.connect();
+    try {
+      await consumer.startTransaction();
+      await consumer.query(`SELECT 1 FROM approvals WHERE id = $1 FOR UPDATE`, [id]);
+      const [{ pid }] = (await consumer.query(`SELECT pg_backend_pid() AS pid`)) as {
+        pid: number;
+      }[];
+      const answer = system.call('POST', `/v1/approvals/${id}/cancel`, { key });
+      await waitFor('the ApprovalCancel on the command stream', () =>
+        system.cancelPublished(request),
+      );
+      await waitFor('the cancel’s UPDATE waiting on the row', async () => {
+        const [{ waiting }] = await system.query<{ waiting: number }>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity
+           WHERE $1 = ANY(pg_blocking_pids(pid)) AND query LIKE '%status = ''cancelled''%'`,
+          [pid],
+        );
+        return waiting === 1;
+      });
+      await consumer.query(
+        `UPDATE approvals SET status = 'cancelled', decided_at = now() WHERE id = $1`,
+        [id],
+      );
+      await consumer.commitTransaction();
+      expect(await answer).toMatchObject({
+        status: 200,
+        body: { id, status: 'cancelled', decision: null },
+      });
+    } finally {
+      if (consumer.isTransactionActive) await consumer.rollbackTransaction();
+      await consumer.release();
+    }
+  });
+
   it('A1 redeem is single use across replicas: of a race on both, exactly one 200', async () => {
     const { id, request } = await pending({ command: 'deploy', target: 'prod' });
     const hash = argumentsHashOf({ target: 'prod', command: 'deploy' });

@@ -15,7 +15,7 @@ import {
   streamNames,
   Subjects,
 } from '@tollgate/protocol';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { createTestSchema, type TestSchema } from './database';
 import { connectTestNats, TEST_NATS_URL } from './nats';
 import { type ServiceProcess, startService } from './service-process';
@@ -230,6 +230,11 @@ export class ApprovalApiSystem {
 
   async query<T>(sql: string, parameters: unknown[] = []): Promise<T[]> {
     return this.dataSource.query(sql, parameters);
+  }
+
+  /** A connection of its own, for a test that holds a transaction open across requests. */
+  queryRunner(): QueryRunner {
+    return this.dataSource.createQueryRunner();
   }
 
   async stop(): Promise<void> {
