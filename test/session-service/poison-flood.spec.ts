@@ -41,5 +41,7 @@ describe('X8 — one platform flooding with poison cannot starve another', () =>
       count: FLOOD,
       timeoutMs: 120_000,
     });
-  });
+    // One session's 920 turns run one after another: about 40 s on a quiet two-core machine,
+    // past jest's 60 s default on a loaded one, so the test gets the wait's bound and more.
+  }, 180_000);
 });
