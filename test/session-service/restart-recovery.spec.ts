@@ -105,5 +105,7 @@ describe('session service restarts (process)', () => {
     });
     const final = await service.journal(sessionId);
     expect(final.filter((e) => e.type === 'SessionRecovered')).toHaveLength(3);
-  });
+    // Three restarts and their waits: 19 s on a quiet two-core machine, near jest's 60 s
+    // default on a loaded one.
+  }, 120_000);
 });
