@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { deriveSessionId, SESSION_SERVICE_DURABLE, streamNames } from '@tollgate/protocol';
 import { OpenAiApiFake } from '@tollgate/platform-standins';
@@ -163,3 +165,34 @@ const LEADER_HOUSEKEEPING = [
 function isLeaderHousekeeping(query: string): boolean {
   return LEADER_HOUSEKEEPING.some((statement) => statement.test(query));
 }
+
+/** The SQL text of each `.query(\`…\`)` in a production source file. */
+function statementsIn(path: string): string[] {
+  const source = readFileSync(join(__dirname, '..', '..', path), 'utf8');
+  return [...source.matchAll(/\.query(?:<[^>]*>)?\(\s*`([^`]*)`/g)].map((m) => m[1]);
+}
+
+describe('S14 — which transactions are the leader’s housekeeping', () => {
+  // The patterns copy the production SQL: when it changes (as the relay's claim did when it
+  // began reading traceparent), this fails here rather than S14 failing now and then.
+  it('S14 the patterns match every statement of the audit sealer and the outbox relay’s claim', () => {
+    const sealer = statementsIn('libs/audit/src/audit-sealer.ts').filter(
+      (sql) => !sql.includes('count(*)::text AS count FROM audit_log WHERE hash IS NULL'),
+    );
+    expect(sealer.length).toBeGreaterThanOrEqual(4);
+    for (const sql of sealer)
+      expect({ sql, matched: isLeaderHousekeeping(sql) }).toEqual({ sql, matched: true });
+    const relay = statementsIn('apps/session-service/src/outbox/outbox-relay.service.ts');
+    const claim = relay.filter((sql) => /\bFROM outbox\b.*FOR UPDATE SKIP LOCKED/s.test(sql));
+    const mark = relay.filter((sql) => /^UPDATE outbox SET sent_at/.test(sql));
+    expect([...claim, ...mark].length).toBe(2);
+    for (const sql of [...claim, ...mark]) expect(isLeaderHousekeeping(sql)).toBe(true);
+    // A turn's own statements are not taken for housekeeping.
+    expect(isLeaderHousekeeping('INSERT INTO audit_log (day, at, kind) VALUES ($1, $2, $3)')).toBe(
+      false,
+    );
+    expect(
+      isLeaderHousekeeping('INSERT INTO outbox (id, subject, payload) VALUES ($1, $2, $3)'),
+    ).toBe(false);
+  });
+});
