@@ -1,4 +1,4 @@
-import { toJsonbText } from '@tollgate/persistence';
+import { toJsonbArrayText } from '@tollgate/persistence';
 import { dayOf, normalizeInstant } from './audit-chain';
 import type { AuditDraft } from './audit-entry';
 
@@ -24,11 +24,13 @@ export async function appendAudit(
   await db.query(
     `INSERT INTO audit_log
        (day, at, kind, session_id, call_id, who, via, arguments_hash, detail)
-     SELECT e.day, e.at, e.kind, e.session_id, e.call_id, e.who, e.via, e.arguments_hash,
-            e.detail
+     SELECT e.day, e.at, e.kind, e.session_id, e.call_id, NULLIF(w.who, 'null'::jsonb), e.via,
+            e.arguments_hash, d.detail
      FROM unnest($1::date[], $2::timestamptz[], $3::text[], $4::text[], $5::text[],
-                 $6::jsonb[], $7::text[], $8::text[], $9::jsonb[])
-       WITH ORDINALITY AS e(day, at, kind, session_id, call_id, who, via, arguments_hash, detail, i)
+                 $7::text[], $8::text[])
+         WITH ORDINALITY AS e(day, at, kind, session_id, call_id, via, arguments_hash, i)
+       JOIN jsonb_array_elements($6::jsonb) WITH ORDINALITY AS w(who, i) USING (i)
+       JOIN jsonb_array_elements($9::jsonb) WITH ORDINALITY AS d(detail, i) USING (i)
      ORDER BY e.i`,
     [
       ats.map(dayOf),
@@ -36,10 +38,12 @@ export async function appendAudit(
       drafts.map((e) => e.kind),
       drafts.map((e) => e.sessionId),
       drafts.map((e) => e.callId),
-      drafts.map((e) => (e.who === null ? null : toJsonbText(e.who))),
+      // jsonb arrays rather than jsonb[] (see toJsonbArrayText); a JSON null `who` is stored
+      // as SQL NULL, as before.
+      toJsonbArrayText(drafts.map((e) => e.who)),
       drafts.map((e) => e.via),
       drafts.map((e) => e.argumentsHash),
-      drafts.map((e) => toJsonbText(e.detail)),
+      toJsonbArrayText(drafts.map((e) => e.detail)),
     ],
   );
   return drafts.length;

@@ -30,6 +30,7 @@ export {
   ESCAPED_MARKER,
   fromJsonbValue,
   holdsRefusedCharacters,
+  toJsonbArrayText,
   toJsonbText,
   toJsonbValue,
 } from './jsonb-text.codec';

@@ -26,9 +26,31 @@ const REFUSED = /[\u0000\p{Cs}]/u;
 const TO_ESCAPE = /[%\u0000\p{Cs}]/gu;
 const ESCAPED = /%(25|00|u[0-9A-F]{4})/g;
 
+// In JSON.stringify's output, U+0000 appears only as `\u0000` and an unpaired surrogate only
+// as `\udxxx`; text without either (a literal backslash before them only costs the walk)
+// holds nothing PostgreSQL refuses.
+const MAYBE_REFUSED = /\\u(?:0000|d[89a-f])/i;
+
 /** JSON text for a jsonb (or json) parameter that PostgreSQL always accepts. */
 export function toJsonbText(value: unknown): string {
+  // Nearly every value needs no escaping: one native stringify and a scan of its text
+  // instead of walking every key and string (a tenth of a journal write's CPU).
+  const text = JSON.stringify(value);
+  const collides =
+    isPlainObject(value) && Object.prototype.hasOwnProperty.call(value, ESCAPED_MARKER);
+  if (!collides && (text === undefined || !MAYBE_REFUSED.test(text))) return text;
   return JSON.stringify(toJsonbValue(value));
+}
+
+/**
+ * One jsonb parameter holding `values` as an array, for `jsonb_array_elements($n::jsonb)
+ * WITH ORDINALITY` beside the other columns' `unnest(…) WITH ORDINALITY`. node-postgres
+ * escapes every quote of every element of an array parameter (a jsonb[]) in JavaScript,
+ * which cost more CPU than the rest of the statement; joining texts costs next to nothing.
+ */
+export function toJsonbArrayText(values: readonly unknown[]): string {
+  // An undefined element is JSON's null, as JSON.stringify would write it in an array.
+  return `[${values.map((value) => toJsonbText(value) ?? 'null').join(',')}]`;
 }
 
 /** The value to store: `value` itself when nothing in it needs escaping. */

@@ -1,4 +1,4 @@
-import { toJsonbText } from '@tollgate/persistence';
+import { toJsonbArrayText } from '@tollgate/persistence';
 import { type EntityManager, QueryFailedError } from 'typeorm';
 import { appendAuditFor } from '../audit/audit-append.hook';
 import { HISTORY_EVENT_TYPES, type HistorySource } from '../session/domain/provider-history';
@@ -16,13 +16,17 @@ export async function appendEvents(
   try {
     await manager.query(
       `INSERT INTO session_events (session_id, seq, type, data, occurred_at)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::jsonb[], $5::timestamptz[])`,
+       SELECT k.session_id, k.seq, k.type, d.data, k.occurred_at
+       FROM unnest($1::text[], $2::int[], $3::text[], $5::timestamptz[]) WITH ORDINALITY
+           AS k(session_id, seq, type, occurred_at, n)
+         JOIN jsonb_array_elements($4::jsonb) WITH ORDINALITY AS d(data, n) USING (n)`,
       [
         events.map((e) => e.sessionId),
         events.map((e) => e.seq),
         events.map((e) => e.event.type),
-        // Chat text and tool results may hold U+0000 or lone surrogates: see toJsonbText.
-        events.map((e) => toJsonbText(e.event)),
+        // One jsonb array (see toJsonbArrayText). Chat text and tool results may hold U+0000
+        // or lone surrogates: see toJsonbText.
+        toJsonbArrayText(events.map((e) => e.event)),
         events.map((e) => e.occurredAt),
       ],
     );

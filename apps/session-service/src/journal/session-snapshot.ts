@@ -1,4 +1,4 @@
-import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
+import { fromJsonbValue, toJsonbArrayText } from '@tollgate/persistence';
 import {
   JOURNAL_TAIL_SQL,
   type JournalRow,
@@ -110,15 +110,16 @@ export async function saveStates(
   const states = entries.map(({ state }) => ({ ...state, settledCalls: {} }));
   await manager.query(
     `INSERT INTO session_state (session_id, version, format, state)
-     SELECT s.session_id, s.version, $4, s.state
-     FROM unnest($1::text[], $2::int[], $3::jsonb[]) AS s(session_id, version, state)
+     SELECT s.session_id, s.version, $4, j.state
+     FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS s(session_id, version, n)
+       JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS j(state, n) USING (n)
      ON CONFLICT (session_id) DO UPDATE
        SET version = EXCLUDED.version, format = EXCLUDED.format, state = EXCLUDED.state,
            updated_at = now()`,
     [
       states.map((s) => s.sessionId),
       states.map((s) => s.version),
-      states.map((s) => toJsonbText(s)),
+      toJsonbArrayText(states),
       STATE_FORMAT,
     ],
   );

@@ -41,9 +41,10 @@ export class OutboxWriter {
     await manager.query(
       `WITH queued AS (
          INSERT INTO outbox (id, session_id, subject, payload, traceparent)
-         SELECT o.id, o.session_id, o.subject, o.payload, $6::text
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-           WITH ORDINALITY AS o(id, session_id, subject, payload, n)
+         SELECT o.id, o.session_id, o.subject, p.payload::text, $6::text
+         FROM unnest($1::text[], $2::text[], $3::text[])
+             WITH ORDINALITY AS o(id, session_id, subject, n)
+           JOIN json_array_elements($4::json) WITH ORDINALITY AS p(payload, n) USING (n)
          ORDER BY o.n
          ON CONFLICT (id) DO NOTHING)
        SELECT pg_notify($5, '')`,
@@ -51,7 +52,9 @@ export class OutboxWriter {
         rows.map((r) => r.id),
         rows.map((r) => r.sessionId),
         rows.map((r) => r.subject),
-        rows.map((r) => r.payload),
+        // One json array, not a text[] (whose every quote node-postgres escapes): a json
+        // value's elements are slices of its text, so each payload is stored as written.
+        `[${rows.map((r) => r.payload).join(',')}]`,
         this.channel,
         // The decision's span: the relay publishes these rows as its children.
         currentTraceparent(),

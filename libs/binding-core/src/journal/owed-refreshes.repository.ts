@@ -1,4 +1,4 @@
-import { fromJsonbValue, toJsonbText } from '@tollgate/persistence';
+import { fromJsonbValue, toJsonbArrayText } from '@tollgate/persistence';
 import type { ToolInteractionUpdate } from '@tollgate/protocol';
 import type { DataSourceAccess } from './data-source-access';
 import type { OwedRefresh, OwedRefreshes } from './owed-refreshes.port';
@@ -100,9 +100,7 @@ export class OwedRefreshesRepository implements OwedRefreshes {
 
   private async store(outputs: ToolInteractionUpdate[]): Promise<void> {
     const dataSource = await this.db();
-    // The outputs go as one jsonb array, not a jsonb[]: node-postgres escapes every quote of
-    // every element of an array parameter, which cost a restart's triage more CPU than the
-    // statement itself.
+    // The outputs go as one jsonb array, not a jsonb[] (see toJsonbArrayText).
     await dataSource.query(
       `INSERT INTO owed_refreshes (session_id, call_id, seq, output)
        SELECT k.session_id, k.call_id, k.seq, o.output
@@ -116,7 +114,7 @@ export class OwedRefreshesRepository implements OwedRefreshes {
         outputs.map((o) => o.sessionId),
         outputs.map((o) => o.callId),
         outputs.map((o) => o.seq),
-        `[${outputs.map((o) => toJsonbText(o)).join(',')}]`,
+        toJsonbArrayText(outputs),
       ],
     );
   }

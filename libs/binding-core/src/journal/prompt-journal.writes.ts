@@ -1,7 +1,7 @@
 // The lease and journal writes, one statement each, on whichever Statements the caller holds
 // (a claim's transaction or the pool). Apart from the repository so the claim reads as the
 // steps it takes; these are the SQL behind them.
-import { pooledQuery, toJsonbText } from '@tollgate/persistence';
+import { pooledQuery, toJsonbArrayText, toJsonbText } from '@tollgate/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { EffectDecision } from '../prompt/prompt-decision';
 import type { PromptEvent } from '../prompt/prompt-event';
@@ -106,8 +106,9 @@ export async function record(
        RETURNING 1),
      appended AS (
        INSERT INTO prompt_events (session_id, call_id, seq, type, data)
-       SELECT $1, $2, e.seq, e.type, e.data
-       FROM unnest($3::int[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS e(seq, type, data, n)
+       SELECT $1, $2, e.seq, e.type, d.data
+       FROM unnest($3::int[], $4::text[]) WITH ORDINALITY AS e(seq, type, n)
+         JOIN jsonb_array_elements($5::jsonb) WITH ORDINALITY AS d(data, n) USING (n)
        WHERE EXISTS (SELECT 1 FROM projected)
        ORDER BY e.n)
      SELECT count(*)::int AS recorded FROM projected`,
@@ -116,7 +117,7 @@ export async function record(
       key.callId,
       events.map((e) => e.seq),
       events.map((e) => e.type),
-      events.map((e) => toJsonbText(e)),
+      toJsonbArrayText(events),
       columns.status,
       columns.lastSeq,
       columns.request === undefined || keepRequest ? null : toJsonbText(columns.request),
