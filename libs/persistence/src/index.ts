@@ -30,6 +30,7 @@ export {
   ESCAPED_MARKER,
   fromJsonbValue,
   holdsRefusedCharacters,
+  jsonArrayText,
   toJsonbArrayText,
   toJsonbText,
   toJsonbValue,

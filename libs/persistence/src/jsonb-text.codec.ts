@@ -34,11 +34,9 @@ const MAYBE_REFUSED = /\\u(?:0000|d[89a-f])/i;
 /** JSON text for a jsonb (or json) parameter that PostgreSQL always accepts. */
 export function toJsonbText(value: unknown): string {
   // Nearly every value needs no escaping: one native stringify and a scan of its text
-  // instead of walking every key and string (a tenth of a journal write's CPU).
+  // instead of walking every key and string (4 % of a restart's CPU in a profile).
   const text = JSON.stringify(value);
-  const collides =
-    isPlainObject(value) && Object.prototype.hasOwnProperty.call(value, ESCAPED_MARKER);
-  if (!collides && (text === undefined || !MAYBE_REFUSED.test(text))) return text;
+  if (!holdsMarker(value) && (text === undefined || !MAYBE_REFUSED.test(text))) return text;
   return JSON.stringify(toJsonbValue(value));
 }
 
@@ -50,13 +48,18 @@ export function toJsonbText(value: unknown): string {
  */
 export function toJsonbArrayText(values: readonly unknown[]): string {
   // An undefined element is JSON's null, as JSON.stringify would write it in an array.
-  return `[${values.map((value) => toJsonbText(value) ?? 'null').join(',')}]`;
+  return jsonArrayText(values.map((value) => toJsonbText(value) ?? 'null'));
+}
+
+/** One json array of texts that are JSON already, each kept as written (for a json parameter). */
+export function jsonArrayText(texts: readonly string[]): string {
+  return `[${texts.join(',')}]`;
 }
 
 /** The value to store: `value` itself when nothing in it needs escaping. */
 export function toJsonbValue(value: unknown): unknown {
   const root = isPlainObject(value);
-  const collides = root && Object.prototype.hasOwnProperty.call(value, ESCAPED_MARKER);
+  const collides = holdsMarker(value);
   if (!collides && !containsRefused(value)) return value;
   const escaped = mapStrings(value, escapeString);
   if (root && !collides) return { [ESCAPED_MARKER]: ESCAPED_OBJECT, ...(escaped as object) };
@@ -115,6 +118,11 @@ function unescapeString(text: string): string {
     if (code === '00') return '\u0000';
     return String.fromCharCode(parseInt(code.slice(1), 16));
   });
+}
+
+/** An object whose own marker key must not be read as ours: it is stored wrapped. */
+function holdsMarker(value: unknown): boolean {
+  return isPlainObject(value) && Object.prototype.hasOwnProperty.call(value, ESCAPED_MARKER);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,3 +1,4 @@
+import { jsonArrayText } from '@tollgate/persistence';
 import {
   type ApprovalDecided,
   type Output,
@@ -54,7 +55,7 @@ export class OutboxWriter {
         rows.map((r) => r.subject),
         // One json array, not a text[] (whose every quote node-postgres escapes): a json
         // value's elements are slices of its text, so each payload is stored as written.
-        `[${rows.map((r) => r.payload).join(',')}]`,
+        jsonArrayText(rows.map((r) => r.payload)),
         this.channel,
         // The decision's span: the relay publishes these rows as its children.
         currentTraceparent(),
