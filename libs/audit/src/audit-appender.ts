@@ -1,4 +1,4 @@
-import { toJsonbArrayText } from '@tollgate/persistence';
+import { queryPrepared, toJsonbArrayText } from '@tollgate/persistence';
 import { dayOf, normalizeInstant } from './audit-chain';
 import type { AuditDraft } from './audit-entry';
 
@@ -20,8 +20,11 @@ export async function appendAudit(
 ): Promise<number> {
   if (drafts.length === 0) return 0;
   const ats = drafts.map((d) => normalizeInstant(d.at));
-  // One round trip, rows in the drafts' order so their seqs keep it.
-  await db.query(
+  // One round trip, rows in the drafts' order so their seqs keep it; prepared, since planning
+  // this join cost the server more than inserting the rows (see queryPrepared).
+  await queryPrepared(
+    db,
+    'tollgate_audit_append',
     `INSERT INTO audit_log
        (day, at, kind, session_id, call_id, who, via, arguments_hash, detail)
      SELECT e.day, e.at, e.kind, e.session_id, e.call_id, NULLIF(w.who, 'null'::jsonb), e.via,

@@ -35,3 +35,4 @@ export {
   toJsonbText,
   toJsonbValue,
 } from './jsonb-text.codec';
+export { queryPrepared, type PreparableQueryable } from './prepared-query';

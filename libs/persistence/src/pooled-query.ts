@@ -1,13 +1,19 @@
 import type { DataSource } from 'typeorm';
+import { statementName } from './prepared-query';
 
 /** One statement and its rows, as node-postgres answers it. */
 export type PooledQuery = <R = Record<string, unknown>>(
   text: string,
   values: readonly unknown[],
+  /** A name makes it a prepared statement on each pooled connection (see queryPrepared). */
+  name?: string,
 ) => Promise<R[]>;
 
 interface PgPool {
-  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
+  query(
+    text: string | { name: string; text: string; values: unknown[] },
+    values?: unknown[],
+  ): Promise<{ rows: unknown[] }>;
 }
 
 const queries = new WeakMap<DataSource, PooledQuery>();
@@ -30,8 +36,11 @@ export function pooledQuery(dataSource: DataSource): PooledQuery {
       'pooledQuery: the data source has no pg pool (not initialized, or not postgres)',
     );
   }
-  const query: PooledQuery = async <R>(text: string, values: readonly unknown[]) =>
-    (await pool.query(text, values as unknown[])).rows as R[];
+  const query: PooledQuery = async <R>(text: string, values: readonly unknown[], name?: string) =>
+    (name === undefined
+      ? await pool.query(text, values as unknown[])
+      : await pool.query({ name: statementName(name), text, values: values as unknown[] })
+    ).rows as R[];
   queries.set(dataSource, query);
   return query;
 }

@@ -1,4 +1,4 @@
-import { toJsonbArrayText } from '@tollgate/persistence';
+import { queryPrepared, toJsonbArrayText } from '@tollgate/persistence';
 import { type EntityManager, QueryFailedError } from 'typeorm';
 import { appendAuditFor } from '../audit/audit-append.hook';
 import { HISTORY_EVENT_TYPES, type HistorySource } from '../session/domain/provider-history';
@@ -14,7 +14,10 @@ export async function appendEvents(
   events: readonly (JournaledEvent & { sessionId: string })[],
 ): Promise<void> {
   try {
-    await manager.query(
+    // Prepared: parsing and planning this join on every append cost more than its rows.
+    await queryPrepared(
+      manager,
+      'tollgate_events_append',
       `INSERT INTO session_events (session_id, seq, type, data, occurred_at)
        SELECT k.session_id, k.seq, k.type, d.data, k.occurred_at
        FROM unnest($1::text[], $2::int[], $3::text[], $5::timestamptz[]) WITH ORDINALITY

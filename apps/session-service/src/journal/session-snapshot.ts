@@ -1,4 +1,4 @@
-import { fromJsonbValue, toJsonbArrayText } from '@tollgate/persistence';
+import { fromJsonbValue, queryPrepared, toJsonbArrayText } from '@tollgate/persistence';
 import {
   JOURNAL_TAIL_SQL,
   type JournalRow,
@@ -96,7 +96,9 @@ export async function saveStates(
       .map(([callId, answered]) => ({ sessionId: state.sessionId, callId, answered })),
   );
   if (settled.length > 0) {
-    await manager.query(
+    await queryPrepared(
+      manager,
+      'tollgate_settled_calls_save',
       `INSERT INTO settled_calls (session_id, call_id, answered)
        SELECT * FROM unnest($1::text[], $2::text[], $3::boolean[])
        ON CONFLICT (session_id, call_id) DO UPDATE SET answered = EXCLUDED.answered`,
@@ -108,7 +110,10 @@ export async function saveStates(
     );
   }
   const states = entries.map(({ state }) => ({ ...state, settledCalls: {} }));
-  await manager.query(
+  // Prepared, as every statement a decision commits with (queryPrepared).
+  await queryPrepared(
+    manager,
+    'tollgate_session_state_save',
     `INSERT INTO session_state (session_id, version, format, state)
      SELECT s.session_id, s.version, $4, j.state
      FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS s(session_id, version, n)

@@ -1,4 +1,4 @@
-import { jsonArrayText } from '@tollgate/persistence';
+import { jsonArrayText, queryPrepared } from '@tollgate/persistence';
 import {
   type ApprovalDecided,
   type Output,
@@ -39,7 +39,10 @@ export class OutboxWriter {
         payload: JSON.stringify(d),
       })),
     ];
-    await manager.query(
+    // Prepared, as every statement a decision commits with (queryPrepared).
+    await queryPrepared(
+      manager,
+      'tollgate_outbox_queue',
       `WITH queued AS (
          INSERT INTO outbox (id, session_id, subject, payload, traceparent)
          SELECT o.id, o.session_id, o.subject, p.payload::text, $6::text

@@ -2,7 +2,7 @@
 // and the events that effect leaves. The reads are inherited (prompt-journal.reads.ts), the
 // row's shape and the statements are in prompt-journal.rows.ts and prompt-journal.writes.ts.
 import { randomUUID } from 'node:crypto';
-import { toJsonbText } from '@tollgate/persistence';
+import { queryPrepared, toJsonbText } from '@tollgate/persistence';
 import type { PromptDecision } from '../prompt/prompt-decision';
 import type { PromptEvent } from '../prompt/prompt-event';
 import { evolvePrompt } from '../prompt/prompt-lifecycle.decider';
@@ -53,18 +53,24 @@ export class PromptJournalRepository extends PromptJournalReads implements Promp
       since: new Date().toISOString(),
     };
     const pooled = onPool(dataSource);
-    const [read]: PromptRow[] = await pooled.query(GRAB_OR_READ, [
-      key.sessionId,
-      key.callId,
-      promptRefOf(key),
-      JSON.stringify(conversation),
-      // The output's trace, which a click on this prompt continues (ForwardClick).
-      currentTraceparent(),
-      owner,
-      leaseMs,
-      toJsonbText(grabIntent),
-      request.editsPendingBefore ?? null,
-    ]);
+    // Prepared, like the record that ends most outputs (queryPrepared).
+    const [read] = await queryPrepared<PromptRow>(
+      pooled,
+      'tollgate_prompt_grab_or_read',
+      GRAB_OR_READ,
+      [
+        key.sessionId,
+        key.callId,
+        promptRefOf(key),
+        JSON.stringify(conversation),
+        // The output's trace, which a click on this prompt continues (ForwardClick).
+        currentTraceparent(),
+        owner,
+        leaseMs,
+        toJsonbText(grabIntent),
+        request.editsPendingBefore ?? null,
+      ],
+    );
     const row = read && decodedRow(read);
     if (row?.grabbed === true) {
       const state = stateOfRow(row);

@@ -1,7 +1,7 @@
 // The lease and journal writes, one statement each, on whichever Statements the caller holds
 // (a claim's transaction or the pool). Apart from the repository so the claim reads as the
 // steps it takes; these are the SQL behind them.
-import { pooledQuery, toJsonbArrayText, toJsonbText } from '@tollgate/persistence';
+import { pooledQuery, queryPrepared, toJsonbArrayText, toJsonbText } from '@tollgate/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { EffectDecision } from '../prompt/prompt-decision';
 import type { PromptEvent } from '../prompt/prompt-event';
@@ -16,11 +16,16 @@ import { projectionOf, type PromptRow, type StoredIntent } from './prompt-journa
  */
 export interface Statements {
   query<T>(text: string, values: unknown[]): Promise<T>;
+  /** A prepared statement by name (queryPrepared), where the pool runs it. */
+  queryNamed?(name: string, text: string, values: unknown[]): Promise<unknown[]>;
 }
 
 export function onPool(dataSource: DataSource): Statements {
   const query = pooledQuery(dataSource);
-  return { query: <T>(text: string, values: unknown[]) => query(text, values) as Promise<T> };
+  return {
+    query: <T>(text: string, values: unknown[]) => query(text, values) as Promise<T>,
+    queryNamed: (name, text, values) => query(text, values, name),
+  };
 }
 
 /** Gives back a grab that set out on nothing: its intent goes with the lease. */
@@ -93,7 +98,11 @@ export async function record(
   keepRequest = false,
 ): Promise<boolean> {
   const columns = projectionOf(state);
-  const [result]: { recorded: number }[] = await manager.query(
+  // Prepared: most outputs end here, and planning this statement cost the server more than
+  // running it (see queryPrepared).
+  const [result] = await queryPrepared<{ recorded: number }>(
+    manager,
+    'tollgate_prompt_record',
     `WITH projected AS (
        UPDATE prompts
        SET status = $6, last_seq = $7,
