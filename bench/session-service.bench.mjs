@@ -7,7 +7,7 @@
 // on its own subject prefix and schema, and removes both at the end. Prints figures; asserts
 // nothing. Usage: npm run bench:session [-- --sessions 10000 --clicks 1000 --long-events 10000
 // --long-clicks 200 --conversations 300,1000 --model-ms 1000 --audit-decisions 2000
-// --audit-concurrency 16 --seal-ms 1000]; `-- --smoke` runs tiny counts
+// --audit-concurrency 16 --seal-ms 1000 --recovery-runs 1]; `-- --smoke` runs tiny counts
 // (a check that the bench still works, not a measurement).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -55,6 +55,12 @@ const CLICKS = Math.min(arg('clicks', 1_000, 5), SESSIONS);
 const LONG_EVENTS = arg('long-events', 10_000, 300);
 const LONG_CLICKS = arg('long-clicks', 200, 5);
 const MODEL_MS = arg('model-ms', 1_000, 200);
+// Restarts whose recovery is timed; the median is the figure (the machine's load moves it).
+const RECOVERY_RUNS = arg('recovery-runs', 1, 1);
+if (!Number.isInteger(RECOVERY_RUNS) || RECOVERY_RUNS < 1 || RECOVERY_RUNS > 9) {
+  console.error('bench:session: --recovery-runs must be a whole number from 1 to 9');
+  process.exit(2);
+}
 const AUDIT_DECISIONS = arg('audit-decisions', 2_000, 20);
 const AUDIT_CONCURRENCY = arg('audit-concurrency', 16, 4);
 // G4: how often the bench's sealer links audit entries (the leader's TOLLGATE_AUDIT_SEAL_MS).
@@ -201,15 +207,27 @@ try {
   for (let i = 0; i < SESSIONS; i += 1) sessions.push(await parkedSession(i));
   await seed(db, sessions);
 
-  // Recovery: from process start until every refresh is in the output stream.
+  // Recovery: from process start until every refresh is in the output stream. With
+  // --recovery-runs N the service is restarted N times (the stream emptied between), so the
+  // spread of a figure the machine's load moves is printed, not one sample of it.
   const jsm = await jetstreamManager(nc);
-  service = startService();
-  await until('all refreshes published', async () => {
-    const info = await jsm.streams.info(names.outputs);
-    return info.state.messages >= SESSIONS;
-  });
-  const recoverySeconds = (performance.now() - service.startedAt) / 1000;
-  await ready();
+  const recoveryRates = [];
+  for (let run = 0; run < RECOVERY_RUNS; run += 1) {
+    if (run > 0) {
+      await stop(service);
+      await jsm.streams.purge(names.outputs);
+    }
+    service = startService();
+    await until('all refreshes published', async () => {
+      const info = await jsm.streams.info(names.outputs);
+      return info.state.messages >= SESSIONS;
+    });
+    recoveryRates.push(SESSIONS / ((performance.now() - service.startedAt) / 1000));
+    await ready();
+  }
+  const recoveryMedian = [...recoveryRates].sort((a, b) => a - b)[
+    Math.floor((recoveryRates.length - 1) / 2)
+  ];
 
   global.gc?.();
   const idleRss = rssMb(service.child.pid);
@@ -263,7 +281,7 @@ try {
     `session-service figures${SMOKE ? ' (SMOKE: tiny counts, not a measurement)' : ''} (this machine: ${cores} cores; load average ${(await import('node:os')).loadavg()[0].toFixed(1)})`,
   );
   console.log(
-    `  recovery: ${SESSIONS} refreshes published in ${recoverySeconds.toFixed(2)} s = ${Math.round(SESSIONS / recoverySeconds)} per second (target >= 2000/s, includes process start)`,
+    `  recovery: ${SESSIONS} refreshes published at ${Math.round(recoveryMedian)} per second${RECOVERY_RUNS > 1 ? ` (median of ${RECOVERY_RUNS} restarts: ${recoveryRates.map(Math.round).join(', ')})` : ''} (target >= 2000/s, includes process start)`,
   );
   console.log(
     `  click -> Resolved (${CLICKS} clicks): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (target p99 <= 50 ms)`,
@@ -300,13 +318,25 @@ try {
 
 // ── G4: what appending a click decision's audit entries adds to its transaction ─────────
 
+/**
+ * A transaction on `client` as the session service's decisions hold one: a TypeORM
+ * EntityManager's `query`, and its runner's pg client, on which the append runs as a prepared
+ * statement (queryPrepared) — as it does in the service.
+ */
+function inTransaction(client) {
+  return {
+    query: async (sql, params) => (await client.query(sql, params)).rows,
+    queryRunner: { databaseConnection: client },
+  };
+}
+
 async function auditAppendCost() {
   const { appendAudit } = require(dist('libs/audit/index.js'));
   const client = new Client({ connectionString: DATABASE_URL, application_name: 'bench-audit' });
   await client.connect();
   try {
     await client.query(`SET search_path TO "${schema}"`);
-    const tx = { query: async (sql, params) => (await client.query(sql, params)).rows };
+    const tx = inTransaction(client);
     const decisions = AUDIT_DECISIONS;
     const drafts = (i) =>
       ['answer', 'run', 'result'].map((kind) => ({
@@ -409,7 +439,7 @@ async function auditThroughput() {
     const started = performance.now();
     await Promise.all(
       clients.map(async (client, c) => {
-        const tx = { query: async (sql, params) => (await client.query(sql, params)).rows };
+        const tx = inTransaction(client);
         for (let i = next++; i < decisions; i = next++) {
           const sessionId = `slack-bench-tps-${tag}-${c}-${i}`;
           await client.query('BEGIN');
