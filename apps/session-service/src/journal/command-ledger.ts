@@ -1,4 +1,5 @@
 import { platformOfSessionId } from '@tollgate/protocol';
+import { queryPrepared } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
 
 /** Command ids are unique per platform only; the session id names it (`<platform>-…`). */
@@ -28,7 +29,9 @@ export async function recordProcessed(
   sessionId: string,
   commandId: string,
 ): Promise<void> {
-  await manager.query(
+  await queryPrepared(
+    manager,
+    'tollgate_command_processed',
     `INSERT INTO processed_commands (platform, command_id, session_id) VALUES ($1, $2, $3)`,
     [platformOf(sessionId), commandId, sessionId],
   );

@@ -1,3 +1,4 @@
+import { queryPrepared } from '@tollgate/persistence';
 import type { EntityManager } from 'typeorm';
 import type { SessionRecorder } from '../session/domain/session-recorder';
 import { pendingPrompts, type SessionState } from '@tollgate/session-read-model';
@@ -67,12 +68,20 @@ export async function projectChanges(
     }
   }
   if (isInFlight(after) && !isInFlight(before)) {
-    await manager.query(
+    // Prepared: a turn starts and ends with these (queryPrepared).
+    await queryPrepared(
+      manager,
+      'tollgate_in_flight_add',
       `INSERT INTO sessions_in_flight (session_id) VALUES ($1) ON CONFLICT DO NOTHING`,
       [after.sessionId],
     );
   } else if (!isInFlight(after) && isInFlight(before)) {
-    await manager.query(`DELETE FROM sessions_in_flight WHERE session_id = $1`, [after.sessionId]);
+    await queryPrepared(
+      manager,
+      'tollgate_in_flight_remove',
+      `DELETE FROM sessions_in_flight WHERE session_id = $1`,
+      [after.sessionId],
+    );
   }
 }
 

@@ -31,15 +31,16 @@ export async function openSession(
   commandId: string | undefined,
   callId?: string,
 ): Promise<OpenedSession> {
-  const [row] = await manager.query<
-    {
-      quarantined: boolean;
-      seen: boolean;
-      state: SessionState | null;
-      settled: boolean | null;
-      tail: JournalRow[];
-    }[]
-  >(
+  // Prepared: every command opens its session with it (queryPrepared).
+  const [row] = await queryPrepared<{
+    quarantined: boolean;
+    seen: boolean;
+    state: SessionState | null;
+    settled: boolean | null;
+    tail: JournalRow[];
+  }>(
+    manager,
+    'tollgate_session_open',
     `SELECT
        EXISTS (SELECT 1 FROM quarantined_sessions WHERE session_id = $1) AS quarantined,
        ($2::text IS NOT NULL
