@@ -35,6 +35,17 @@ function cpuMsPerOutput(cpuBeforeMs, cpuAfterMs, outputs) {
 }
 
 /**
+ * CPU ms per output of the database backends serving a process, from their CPU by backend
+ * pid before and after (pg-backends.mjs): a backend the pool opened meanwhile counts from 0;
+ * one closed meanwhile is missing from `after` and its share is lost (pools here keep theirs).
+ */
+function backendCpuMsPerOutput(before, after, outputs) {
+  let spent = 0;
+  for (const [pid, ms] of after) spent += ms - (before.get(pid) ?? 0);
+  return outputs > 0 ? spent / outputs : Number.NaN;
+}
+
+/**
  * `/proc/<pid>/stat` → user + system CPU of that process in milliseconds. Fields 14 and 15
  * (utime, stime) count clock ticks; the command name (field 2) may hold spaces, so fields are
  * counted from after its closing parenthesis.
@@ -59,6 +70,9 @@ function cell(rounds) {
     ratio: ratio(binding, floor),
     floorCpuMs: median(rounds.map((r) => r.floorCpuMs)),
     bindingCpuMs: median(rounds.map((r) => r.bindingCpuMs)),
+    // The PostgreSQL backends serving each (undefined where a run did not read them).
+    floorDbCpuMs: median(rounds.map((r) => r.floorDbCpuMs)),
+    bindingDbCpuMs: median(rounds.map((r) => r.bindingDbCpuMs)),
     runs: rounds.length,
   };
   if (rounds.every((r) => r.agentFloor === undefined)) return figures;
@@ -69,6 +83,7 @@ function cell(rounds) {
     agentFloor,
     agentRatio: ratio(binding, agentFloor),
     agentFloorCpuMs: median(rounds.map((r) => r.agentFloorCpuMs)),
+    agentFloorDbCpuMs: median(rounds.map((r) => r.agentFloorDbCpuMs)),
   };
 }
 
@@ -106,6 +121,7 @@ module.exports = {
   ratio,
   rate,
   cpuMsPerOutput,
+  backendCpuMsPerOutput,
   cpuMsFromProcStat,
   cell,
   scaling,

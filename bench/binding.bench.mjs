@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { backendCpuMs } from './pg-backends.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -357,6 +358,8 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
    */
   async function timed(client, kind, outputs, subjectOf, stream, durable, processes) {
     const before = await callsOf(client, kind);
+    const pids = processes.map((p) => p.child.pid);
+    const dbBefore = await backendCpuMs(db, pids);
     const cpuBefore = await Promise.all(processes.map((p) => p.cpuMs()));
     const started = performance.now();
     await publishAll(js, outputs, subjectOf);
@@ -367,6 +370,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     await until('every output acked', () => idle(stream, durable));
     const elapsed = performance.now() - started;
     const cpuAfter = await Promise.all(processes.map((p) => p.cpuMs()));
+    const dbAfter = await backendCpuMs(db, pids);
     const seen = (await callsOf(client, kind)) - before;
     if (seen !== outputs.length) {
       throw new Error(`expected ${outputs.length} ${kind} by the ${client}, saw ${seen}`);
@@ -374,6 +378,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     return {
       perSecond: figures.rate(outputs.length, elapsed),
       cpuMs: figures.cpuMsPerOutput(cpuBefore, cpuAfter, outputs.length),
+      dbCpuMs: figures.backendCpuMsPerOutput(dbBefore, dbAfter, outputs.length),
     };
   }
 
@@ -530,6 +535,9 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
           floorCpuMs: floor.cpuMs,
           agentFloorCpuMs: agentFloor.cpuMs,
           bindingCpuMs: binding.cpuMs,
+          floorDbCpuMs: floor.dbCpuMs,
+          agentFloorDbCpuMs: agentFloor.dbCpuMs,
+          bindingDbCpuMs: binding.dbCpuMs,
         });
       }
       cells[`${latency}:${replicaCount}`] = {
@@ -631,6 +639,18 @@ function report(result, { nats, pg }) {
         `${String(c.concurrency).padStart(9)} | ${fmt(c.floor, 17)} | ${fmt(c.agentFloor, 17)} | ` +
         `${fmt(c.binding, 13)} | ${x(c.ratio).padStart(19)} | ${x(c.agentRatio).padStart(19)} | ` +
         `${ms(c.floorCpuMs, 22)} | ${ms(c.agentFloorCpuMs, 22)} | ${ms(c.bindingCpuMs, 18)}`,
+    );
+  }
+  console.log('');
+  // What each makes PostgreSQL spend: the same outputs cost the database work too, and on a
+  // machine they share, that CPU is the binding's as much as its own.
+  for (const c of Object.values(cells)) {
+    console.log(
+      `database CPU ms/out at ${c.latency} ms, ${c.replicaCount} replica(s) (the PostgreSQL ` +
+        `backends serving each): fetch floor ${c.floorDbCpuMs.toFixed(2)}, agent floor ` +
+        `${c.agentFloorDbCpuMs.toFixed(2)}, binding ${c.bindingDbCpuMs.toFixed(2)}; binding ` +
+        `and its database ${(c.bindingCpuMs + c.bindingDbCpuMs).toFixed(2)}, agent floor and ` +
+        `its database ${(c.agentFloorCpuMs + c.agentFloorDbCpuMs).toFixed(2)}`,
     );
   }
   console.log('');

@@ -8,11 +8,12 @@
 //   [--node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"]
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { backendPidsOf } from './pg-backends.mjs';
 
 const require = createRequire(import.meta.url);
 const root = join(import.meta.dirname, '..');
@@ -51,29 +52,6 @@ function cpuSeconds(pid) {
   } catch {
     return 0;
   }
-}
-
-/** The local TCP ports of a process's sockets, from its fds and /proc/net/tcp{,6}. */
-function localPorts(pid) {
-  const inodes = new Set();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (m) inodes.add(m[1]);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const ports = new Set();
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length > 9 && inodes.has(cols[9])) {
-        ports.add(parseInt(cols[1].split(':').pop(), 16));
-      }
-    }
-  }
-  return ports;
 }
 
 function freePort() {
@@ -132,13 +110,9 @@ async function bootOnce(service, db) {
     }
     const wall = (performance.now() - started) / 1000;
     const cpu = cpuSeconds(child.pid);
-    const ports = [...localPorts(child.pid)];
-    const { rows } = await db.query(
-      'SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])',
-      [ports],
-    );
-    const pg = rows.reduce((sum, row) => sum + cpuSeconds(row.pid), 0);
-    figures = { wall, cpu, pg, backends: rows.length };
+    const backends = await backendPidsOf(db, [child.pid]);
+    const pg = backends.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+    figures = { wall, cpu, pg, backends: backends.length };
   } finally {
     child.kill('SIGTERM');
     await exited;

@@ -4,6 +4,11 @@ const figures = require('../../bench/bench-figures.js') as {
   median(values: number[]): number;
   rate(outputs: number, elapsedMs: number): number;
   cpuMsPerOutput(before: number[], after: number[], outputs: number): number;
+  backendCpuMsPerOutput(
+    before: Map<number, number>,
+    after: Map<number, number>,
+    outputs: number,
+  ): number;
   cpuMsFromProcStat(stat: string, ticksPerSecond?: number): number;
   cell(
     rounds: {
@@ -96,6 +101,21 @@ describe('P2–P4 — the bench arithmetic', () => {
     const stat =
       '4242 (node main) x) S 1 4242 4242 0 -1 4194560 9000 0 0 0 150 50 0 0 20 0 11 0 5000';
     expect(figures.cpuMsFromProcStat(stat)).toBe(2000);
+  });
+
+  it('P3 database CPU ms per output sums the backends serving the process, a new one from 0', () => {
+    const before = new Map([
+      [10, 1_000],
+      [11, 500],
+    ]);
+    // Backend 11 spent 300 ms, 12 opened meanwhile and spent 200 ms, 10 did nothing.
+    const after = new Map([
+      [10, 1_000],
+      [11, 800],
+      [12, 200],
+    ]);
+    expect(figures.backendCpuMsPerOutput(before, after, 100)).toBe(5);
+    expect(figures.backendCpuMsPerOutput(before, after, 0)).toBeNaN();
   });
 
   it('P4 scaling compares the binding’s replica gain with the floor’s in-flight gain', () => {
