@@ -1,3 +1,4 @@
+import { pooledQuery } from '@tollgate/persistence';
 import type { Conversation } from '@tollgate/protocol';
 import type { DataSourceAccess } from './data-source-access';
 import type { KnownSessions } from './known-sessions.port';
@@ -18,10 +19,12 @@ export class KnownSessionsRepository implements KnownSessions {
   async remember(sessionId: string, conversation: Conversation): Promise<void> {
     if (this.remembered.has(sessionId)) return;
     const dataSource = await this.db();
-    await dataSource.query(
+    // Prepared on the pool: a post to a new session makes it (pooledQuery, queryPrepared).
+    await pooledQuery(dataSource)(
       `INSERT INTO known_sessions (session_id, conversation) VALUES ($1, $2)
        ON CONFLICT (session_id) DO NOTHING`,
       [sessionId, JSON.stringify(conversation)],
+      'tollgate_known_session',
     );
     if (this.remembered.size >= REMEMBERED_MAX) this.remembered.clear();
     this.remembered.add(sessionId);

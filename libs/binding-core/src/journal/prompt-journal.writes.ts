@@ -68,7 +68,10 @@ export async function takeLease(
       ? { postNonce: lease.postNonce }
       : {}),
   };
-  const taken: unknown[] = await manager.query(
+  // Prepared, as the other statements of a claim (queryPrepared): it answers its rows.
+  const taken = await queryPrepared(
+    manager,
+    'tollgate_prompt_lease',
     `UPDATE prompts
      SET lease_owner = $3,
          lease_until = clock_timestamp() + $4::int * interval '1 millisecond',
@@ -77,9 +80,7 @@ export async function takeLease(
      RETURNING 1`,
     [lease.key.sessionId, lease.key.callId, owner, leaseMs, toJsonbText(intent), version],
   );
-  // TypeORM answers an UPDATE … RETURNING with [rows, count], the pool with its rows.
-  const rows = Array.isArray(taken[0]) ? (taken[0] as unknown[]) : taken;
-  return rows.length > 0;
+  return taken.length > 0;
 }
 
 /**
