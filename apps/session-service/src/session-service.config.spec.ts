@@ -23,3 +23,22 @@ describe('TOLLGATE_SESSION_GRANT_TTL (X14)', () => {
     );
   });
 });
+
+describe('MODEL_HISTORY_TURNS (S16)', () => {
+  it('S16 shows the model its last 100 turns unless told otherwise', () => {
+    expect(loadSessionServiceConfig(BASE).MODEL_HISTORY_TURNS).toBe(100);
+    // Empty is unset, as for every variable (`FOO=` in a compose file).
+    expect(loadSessionServiceConfig({ ...BASE, MODEL_HISTORY_TURNS: '' }).MODEL_HISTORY_TURNS).toBe(
+      100,
+    );
+    expect(
+      loadSessionServiceConfig({ ...BASE, MODEL_HISTORY_TURNS: '12' }).MODEL_HISTORY_TURNS,
+    ).toBe(12);
+  });
+
+  it.each(['0', '-3', '2.5', 'all'])('S16 refuses %j', (value) => {
+    expect(() => loadSessionServiceConfig({ ...BASE, MODEL_HISTORY_TURNS: value })).toThrow(
+      /MODEL_HISTORY_TURNS/,
+    );
+  });
+});

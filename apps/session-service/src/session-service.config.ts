@@ -1,6 +1,7 @@
 import { auditRetentionDays } from '@tollgate/audit';
 import { type BaseConfig, ConfigError, loadConfig } from '@tollgate/service-runtime';
 import { z } from 'zod';
+import { DEFAULT_HISTORY_TURNS } from './session/domain/provider-history';
 import type { CheckpointName } from './session/domain/session-recorder';
 
 const integer = (min: number, max: number) =>
@@ -27,6 +28,8 @@ const ownShape = {
   MODEL_RETRY_MAX_MS: integer(1, 3_600_000).default(30_000),
   /** A turn whose model stays unavailable this long fails with a notice. */
   MODEL_GIVE_UP_MS: integer(0, 86_400_000).default(300_000),
+  /** How many latest turns of its conversation a model call is shown, each whole. */
+  MODEL_HISTORY_TURNS: integer(1, 1_000_000).default(DEFAULT_HISTORY_TURNS),
   /** Test-only: kill the process right after this checkpoint commits (crash scenarios). */
   TOLLGATE_FAILPOINT: z.enum(['approval-resolved', 'tool-starting', 'model-calling']).optional(),
   /** S22: how often due reminders and deadlines are looked for. */
@@ -84,6 +87,7 @@ export type SessionServiceConfig = BaseConfig & {
   MODEL_RETRY_BASE_MS: number;
   MODEL_RETRY_MAX_MS: number;
   MODEL_GIVE_UP_MS: number;
+  MODEL_HISTORY_TURNS: number;
   TOLLGATE_FAILPOINT?: CheckpointName;
   TOLLGATE_TIMER_POLL_MS: number;
   TOLLGATE_AUDIT_SEAL_MS: number;

@@ -67,6 +67,7 @@ export class ActiveSessionModule {
               failpointFor(config.TOLLGATE_FAILPOINT),
               () => clock().toISOString(),
               config.TOLLGATE_SESSION_GRANT_TTL,
+              config.MODEL_HISTORY_TURNS,
             ),
           inject: [SERVICE_CONFIG, ACTIVE_DATA_SOURCE, Subjects, ACTIVE_CLOCK],
         },

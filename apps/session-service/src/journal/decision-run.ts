@@ -33,6 +33,8 @@ export interface DecisionRunContext {
   readonly writer: SessionWriter;
   readonly failpoint: Failpoint;
   readonly now: () => string;
+  /** How many latest turns a model call is shown (MODEL_HISTORY_TURNS). */
+  readonly historyTurns: number;
 }
 
 /**
@@ -81,7 +83,7 @@ export class DecisionRun {
           this.context.failpoint(point);
           r.clockAt(this.context.now());
         },
-        historySourceOf((read) => this.read(read), this.sessionId),
+        historySourceOf((read) => this.read(read), this.sessionId, this.context.historyTurns),
         // G3: the use is taken in the transaction the next commit ends, with the call's events.
         async (claim) => claimGrantUse(await this.begin(), claim),
         (read) => this.read(read),

@@ -49,14 +49,27 @@ export async function appendEvents(
 /** Runs a read on a connection it chooses (the pool, a held transaction, a gated slot). */
 export type WithConnection = <T>(read: (connection: Queryable) => Promise<T>) => Promise<T>;
 
-/** The session's provider history through `throughSeq`. */
-export function historySourceOf(withConnection: WithConnection, sessionId: string): HistorySource {
+/**
+ * The session's provider history through `throughSeq`: its last `turns` turns, each from its
+ * user message (DEFAULT_HISTORY_TURNS says why). A session with fewer user messages (a
+ * sub-agent's, which starts from its task) is read whole.
+ */
+export function historySourceOf(
+  withConnection: WithConnection,
+  sessionId: string,
+  turns: number,
+): HistorySource {
   return async (throughSeq) => {
     const rows = await withConnection((connection) =>
       connection.query<{ seq: number; data: SessionEvent; occurred_at: Date }[]>(
         `SELECT seq, data, occurred_at FROM session_events
-         WHERE session_id = $1 AND seq <= $2 AND type = ANY($3::text[]) ORDER BY seq`,
-        [sessionId, throughSeq, HISTORY_EVENT_TYPES],
+         WHERE session_id = $1 AND seq <= $2 AND type = ANY($3::text[])
+           AND seq >= COALESCE((
+             SELECT seq FROM session_events
+             WHERE session_id = $1 AND seq <= $2 AND type = 'UserMessageReceived'
+             ORDER BY seq DESC OFFSET $4 LIMIT 1), 0)
+         ORDER BY seq`,
+        [sessionId, throughSeq, HISTORY_EVENT_TYPES, turns - 1],
       ),
     );
     return rows.map(journaled);

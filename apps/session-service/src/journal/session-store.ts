@@ -1,7 +1,7 @@
 import type { Subjects } from '@tollgate/protocol';
 import type { DataSource, EntityManager } from 'typeorm';
 import { OutboxWriter } from '../outbox/outbox-writer';
-import type { HistorySource } from '../session/domain/provider-history';
+import { DEFAULT_HISTORY_TURNS, type HistorySource } from '../session/domain/provider-history';
 import type { SessionCommand } from '../session/domain/sub-agent';
 import {
   type DecisionResult,
@@ -57,6 +57,8 @@ export class SessionStore {
     readonly now: () => string = () => new Date().toISOString(),
     /** X14: how long an "Allow in this chat" lasts (TOLLGATE_SESSION_GRANT_TTL). */
     sessionGrantTtlMs: number = DEFAULT_SESSION_GRANT_TTL_MS,
+    /** How many latest turns a model call is shown (MODEL_HISTORY_TURNS). */
+    private readonly historyTurns: number = DEFAULT_HISTORY_TURNS,
   ) {
     const outbox = new OutboxWriter(subjects, outboxChannel);
     this.writer = new SessionWriter(outbox, sessionGrantTtlMs);
@@ -78,6 +80,7 @@ export class SessionStore {
       writer: this.writer,
       failpoint: this.failpoint,
       now: this.now,
+      historyTurns: this.historyTurns,
     };
     for (let attempt = 1; ; attempt += 1) {
       const run = new DecisionRun(context, sessionId, commandId, options);
@@ -136,7 +139,7 @@ export class SessionStore {
 
   /** @internal The session's provider history through `throughSeq`, outside any transaction. */
   historySource(sessionId: string): HistorySource {
-    return historySourceOf((read) => read(this.dataSource), sessionId);
+    return historySourceOf((read) => read(this.dataSource), sessionId, this.historyTurns);
   }
 
   /** @internal See openSession. */

@@ -20,6 +20,15 @@ export const HISTORY_EVENT_TYPES: readonly SessionEventType[] = [
   'TurnCompleted',
 ];
 
+/**
+ * How many of its latest turns the model is shown (MODEL_HISTORY_TURNS). Each turn is whole,
+ * from its user message, so no tool result is ever shown without the call it answers. Why a
+ * bound: reading and sending the whole journal made every model call of a long session cost
+ * in proportion to its age (a click on a 10,000-event session paid 40–70 ms one time in eight,
+ * S16), and a provider refuses a history past its context window anyway.
+ */
+export const DEFAULT_HISTORY_TURNS = 100;
+
 /** The journal holds an event this version cannot turn back into provider messages. */
 export class HistoryUnrestorable extends Error {
   override readonly name = 'HistoryUnrestorable';
