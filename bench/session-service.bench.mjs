@@ -7,8 +7,11 @@
 // on its own subject prefix and schema, and removes both at the end. Prints figures; asserts
 // nothing. Usage: npm run bench:session [-- --sessions 10000 --clicks 1000 --long-events 10000
 // --long-clicks 200 --conversations 300,1000 --model-ms 1000 --audit-decisions 2000
-// --audit-concurrency 16 --seal-ms 1000 --recovery-runs 1]; `-- --smoke` runs tiny counts
-// (a check that the bench still works, not a measurement).
+// --audit-concurrency 16 --seal-ms 1000 --recovery-runs 1 --lull-ms 0]; `-- --smoke` runs tiny
+// counts (a check that the bench still works, not a measurement). `--lull-ms N` leaves the
+// service idle N ms before each conversations run after the first, as chat traffic comes in
+// bursts: each run prints the CPU its database backends spent per turn, which shows whether
+// the burst met warm connections (S18).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,6 +19,7 @@ import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { backendCpuMs } from './pg-backends.mjs';
 
 const require = createRequire(import.meta.url);
 const root = join(import.meta.dirname, '..');
@@ -65,6 +69,11 @@ const AUDIT_DECISIONS = arg('audit-decisions', 2_000, 20);
 const AUDIT_CONCURRENCY = arg('audit-concurrency', 16, 4);
 // G4: how often the bench's sealer links audit entries (the leader's TOLLGATE_AUDIT_SEAL_MS).
 const SEAL_MS = arg('seal-ms', 1_000, 1_000);
+const LULL_MS = arg('lull-ms', 0, 0);
+if (!Number.isInteger(LULL_MS) || LULL_MS < 0 || LULL_MS > 600_000) {
+  console.error('bench:session: --lull-ms must be a whole number of ms from 0 to 600000');
+  process.exit(2);
+}
 const CONVERSATIONS = (raw('conversations') ?? (SMOKE ? '10,20' : '300,1000'))
   .split(',')
   .map(Number);
@@ -271,7 +280,7 @@ try {
   await stop(service);
 
   const long = await longSessionClicks(db);
-  const turns = await turnsWithSlowModel(nc);
+  const turns = await turnsWithSlowModel(db);
   const audit = await auditAppendCost();
   const throughput = await auditThroughput();
 
@@ -294,7 +303,7 @@ try {
   );
   for (const t of turns.runs) {
     console.log(
-      `  ${t.conversations} conversations, one message each, model answering after ${MODEL_MS} ms: ${t.turnsPerSecond.toFixed(1)} turns/s, last reply after ${t.seconds.toFixed(2)} s, peak ${t.peakModelCalls} model calls at once (MODEL_MAX_CONCURRENCY ${turns.maxConcurrency}; target >= 100 turns/s)`,
+      `  ${t.conversations} conversations, one message each, model answering after ${MODEL_MS} ms${t.lullMs > 0 ? `, after ${t.lullMs} ms idle` : ''}: ${t.turnsPerSecond.toFixed(1)} turns/s, last reply after ${t.seconds.toFixed(2)} s, peak ${t.peakModelCalls} model calls at once (MODEL_MAX_CONCURRENCY ${turns.maxConcurrency}; target >= 100 turns/s); database CPU ${t.databaseCpuMsPerTurn.toFixed(2)} ms/turn on ${t.backends} connections`,
     );
   }
   console.log(
@@ -676,7 +685,7 @@ async function startModelStub() {
   };
 }
 
-async function turnsWithSlowModel() {
+async function turnsWithSlowModel(db) {
   const stub = await startModelStub();
   const service = startService({
     MODEL_PROVIDER: 'openai',
@@ -689,7 +698,11 @@ async function turnsWithSlowModel() {
   const runs = [];
   try {
     for (const [r, count] of CONVERSATIONS.entries()) {
+      const lullMs = r > 0 ? LULL_MS : 0;
+      // A bench waits on purpose here: the lull is what is measured, not a condition.
+      if (lullMs > 0) await new Promise((resolve) => setTimeout(resolve, lullMs));
       await stub.reset();
+      const backendsBefore = await backendCpuMs(db, [service.child.pid]);
       const pending = new Set();
       const commands = [];
       for (let i = 0; i < count; i += 1) {
@@ -732,12 +745,19 @@ async function turnsWithSlowModel() {
       await until(`${count} replies`, async () => pending.size === 0, 300_000);
       clearInterval(sampler);
       sub.unsubscribe();
+      // A backend opened during the run counts whole: its start is part of the burst's cost.
+      const backendsAfter = await backendCpuMs(db, [service.child.pid]);
+      let databaseCpuMs = 0;
+      for (const [pid, ms] of backendsAfter) databaseCpuMs += ms - (backendsBefore.get(pid) ?? 0);
       const seconds = (lastReplyAt - started) / 1000;
       const { peak } = await stub.stats();
       runs.push({
         conversations: count,
         seconds,
         turnsPerSecond: count / seconds,
+        lullMs,
+        databaseCpuMsPerTurn: databaseCpuMs / count,
+        backends: backendsAfter.size,
         peakModelCalls: peak,
         peakRss,
       });

@@ -86,6 +86,39 @@ describe('createDataSource against PostgreSQL', () => {
     );
   });
 
+  it('S18 keeps its pooled connections through a lull (five minutes idle, TCP keep-alive, replaced after 30 minutes)', async () => {
+    // The pool's own timers, moved by the test's clock: node-postgres's default closed a
+    // connection idle for 10 s, so every burst after a lull began on new backends.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      await withDataSource(testSchema, { migrations: [] }, async (ds) => {
+        const pool = (
+          ds.driver as unknown as {
+            master: { totalCount: number; idleCount: number; options: Record<string, unknown> };
+          }
+        ).master;
+        expect(pool.options).toMatchObject({
+          idleTimeoutMillis: 300_000,
+          keepAlive: true,
+          keepAliveInitialDelayMillis: 60_000,
+          maxLifetimeSeconds: 1_800,
+        });
+        // Two at once take both of the test pool's connections.
+        await Promise.all([1, 2].map(() => ds.query('SELECT pg_sleep(0.05)')));
+        const opened = pool.totalCount;
+        expect(opened).toBe(2);
+        jest.advanceTimersByTime(60_000);
+        expect(pool.totalCount).toBe(opened);
+        expect(pool.idleCount).toBe(opened);
+        // Past five minutes idle they are closed.
+        jest.advanceTimersByTime(241_000);
+        expect(pool.totalCount).toBe(0);
+      });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('keeps entities in its schema', async () => {
     await withDataSource(
       testSchema,
