@@ -1,6 +1,12 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { createDataSource, validateSchemaName, type DataSourceConfig } from '@tollgate/persistence';
+import {
+  createDataSource,
+  prepareSchemaAndMigrate,
+  silentPersistenceLogger,
+  validateSchemaName,
+  type DataSourceConfig,
+} from '@tollgate/persistence';
 import { uniqueToken } from './unique';
 
 /** The shared test server; every test file works in its own schema inside it. */
@@ -63,4 +69,45 @@ export async function withDataSource<T>(
   } finally {
     await dataSource.destroy();
   }
+}
+
+export interface MigratedDataSource {
+  readonly schema: TestSchema;
+  /** The data source, once the describe block's beforeAll has opened and migrated it. */
+  readonly current: () => DataSource;
+}
+
+/**
+ * For one describe block: a data source on its own test schema, migrated before the block's
+ * tests (beforeAll) and destroyed with its schema after them (afterAll).
+ */
+export function migratedDataSource(
+  label: string,
+  migrations: DataSourceConfig['migrations'],
+  poolSize = 2,
+): MigratedDataSource {
+  const schema = createTestSchema(label);
+  let dataSource: DataSource | undefined;
+  beforeAll(async () => {
+    dataSource = createDataSource({
+      url: schema.url,
+      schema: schema.schema,
+      migrations,
+      applicationName: `${label}-test`,
+      poolSize,
+    });
+    await dataSource.initialize();
+    await prepareSchemaAndMigrate(dataSource, silentPersistenceLogger);
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await schema.drop();
+  });
+  return {
+    schema,
+    current: () => {
+      if (dataSource === undefined) throw new Error(`${label}: the data source opens in beforeAll`);
+      return dataSource;
+    },
+  };
 }

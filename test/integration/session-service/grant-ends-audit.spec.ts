@@ -1,10 +1,7 @@
-import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
 import { SESSION_SCHEMA_MIGRATIONS, ToolGrantsRepository } from '@tollgate/session-read-model';
-import pino from 'pino';
-import type { DataSource } from 'typeorm';
 import { auditEndedGrants } from '../../../apps/session-service/src/grants/grant-end.sweep';
 import { alice, bob } from '../../support/commands';
-import { createTestSchema } from '../../support/database';
+import { migratedDataSource } from '../../support/database';
 
 interface Row {
   kind: string;
@@ -14,34 +11,15 @@ interface Row {
 
 /** G4: a grant's end — revoked by an operator, lapsed, used up — is an audit entry, once. */
 describe('G4 — grant ends in the audit trail', () => {
-  const schema = createTestSchema('grantends');
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    dataSource = createDataSource({
-      url: schema.url,
-      schema: schema.schema,
-      migrations: SESSION_SCHEMA_MIGRATIONS,
-      applicationName: 'grant-ends',
-      poolSize: 2,
-    });
-    await dataSource.initialize();
-    await prepareSchemaAndMigrate(dataSource, pino({ level: 'silent' }));
-  });
-
-  afterAll(async () => {
-    await dataSource.destroy();
-    await schema.drop();
-  });
+  const database = migratedDataSource('grantends', SESSION_SCHEMA_MIGRATIONS);
 
   const entries = async (kind: string): Promise<Row[]> =>
-    dataSource.query<Row[]>(
-      `SELECT kind, who, detail FROM audit_log WHERE kind = $1 ORDER BY seq`,
-      [kind],
-    );
+    database
+      .current()
+      .query<Row[]>(`SELECT kind, who, detail FROM audit_log WHERE kind = $1 ORDER BY seq`, [kind]);
 
   const always = (tool: string, columns: string, values: string) =>
-    dataSource.query(
+    database.current().query(
       `INSERT INTO tool_grants (platform, workspace_id, person_id, tool_name, client_id,
          granted_by, session_id, granted_at${columns})
        VALUES ('slack', 'T1', $1, $2, '', $3, 's-1', now() - interval '1 hour'${values})`,
@@ -57,7 +35,7 @@ describe('G4 — grant ends in the audit trail', () => {
       `, 2, 1, now() + interval '1 hour'`,
     );
     await always('blanket', '', '');
-    await dataSource.query(
+    await database.current().query(
       `INSERT INTO session_grants (session_id, person_id, tool_name, platform, workspace_id,
          conversation, granted_by, granted_at, expires_at)
        VALUES ('s-2', $1, 'chat_tool', 'slack', 'T1', '{}', $2, now() - interval '2 hours',
@@ -65,8 +43,8 @@ describe('G4 — grant ends in the audit trail', () => {
       [bob.id, JSON.stringify(bob)],
     );
 
-    expect(await auditEndedGrants(dataSource)).toBe(3);
-    expect(await auditEndedGrants(dataSource)).toBe(0);
+    expect(await auditEndedGrants(database.current())).toBe(3);
+    expect(await auditEndedGrants(database.current())).toBe(0);
     const expired = await entries('grant_expired');
     expect(
       expired.map((e) => [e.detail.tool, e.detail.owner, e.detail.grant, e.detail.reason]).sort(),
@@ -77,7 +55,7 @@ describe('G4 — grant ends in the audit trail', () => {
     ]);
     expect(expired.every((e) => e.who === null)).toBe(true);
 
-    const grants = new ToolGrantsRepository(async () => dataSource);
+    const grants = new ToolGrantsRepository(async () => database.current());
     const revoked = await grants.revoke(
       { personId: alice.id },
       { id: 'ops-anna', platform: 'operator' },
@@ -90,6 +68,6 @@ describe('G4 — grant ends in the audit trail', () => {
       ['in_force', { id: 'ops-anna', platform: 'operator' }],
     ]);
     expect(revocations[1]?.detail).toMatchObject({ usesLeft: 1, owner: alice.id });
-    expect(await auditEndedGrants(dataSource)).toBe(0);
+    expect(await auditEndedGrants(database.current())).toBe(0);
   });
 });

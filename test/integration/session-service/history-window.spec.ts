@@ -1,43 +1,22 @@
-import { createDataSource, prepareSchemaAndMigrate } from '@tollgate/persistence';
 import { deriveSessionId, Subjects } from '@tollgate/protocol';
-import pino from 'pino';
-import type { DataSource } from 'typeorm';
 import { SESSION_SERVICE_MIGRATIONS } from '@tollgate/session-read-model';
 import { SessionStore } from '../../../apps/session-service/src/journal/session-store';
 import type { SessionRecorder } from '../../../apps/session-service/src/session/domain/session-recorder';
 import { historyOf } from '../../../apps/session-service/src/session/domain/provider-history';
 import { freshConversation } from '../../support/commands';
-import { createTestSchema } from '../../support/database';
+import { migratedDataSource } from '../../support/database';
 
 // S16: a model call is shown the session's last MODEL_HISTORY_TURNS turns, each whole from its
 // user message, so its cost does not grow with the session's age and no tool result is shown
 // without the call it answers.
 describe('S16 — the history a model call is shown is bounded by turns', () => {
-  const schema = createTestSchema('hwin');
-  let dataSource: DataSource;
-
-  beforeAll(async () => {
-    dataSource = createDataSource({
-      url: schema.url,
-      schema: schema.schema,
-      migrations: SESSION_SERVICE_MIGRATIONS,
-      applicationName: 'history-window-test',
-      poolSize: 2,
-    });
-    await dataSource.initialize();
-    await prepareSchemaAndMigrate(dataSource, pino({ level: 'silent' }));
-  });
-
-  afterAll(async () => {
-    await dataSource.destroy();
-    await schema.drop();
-  });
+  const database = migratedDataSource('hwin', SESSION_SERVICE_MIGRATIONS);
 
   const storeShowing = (turns?: number) =>
     new SessionStore(
-      dataSource,
+      database.current(),
       new Subjects('hwin'),
-      `outbox_${schema.schema}`,
+      `outbox_${database.schema.schema}`,
       undefined,
       undefined,
       undefined,
