@@ -40,6 +40,7 @@ const { ScriptedModelClient } = require(
 const { builtInTools } = require(dist('apps/session-service/tools/tool-registry.js'));
 const { defaultToolPolicy } = require(dist('apps/session-service/tools/tool-policy.js'));
 const { noToolGrants } = require(dist('apps/session-service/session/domain/tool-grants.port.js'));
+const benchFigures = require('./bench-figures.js');
 const { connect } = require('@nats-io/transport-node');
 const { jetstream, jetstreamManager } = require('@nats-io/jetstream');
 const { Client } = require('pg');
@@ -747,8 +748,6 @@ async function turnsWithSlowModel(db) {
       sub.unsubscribe();
       // A backend opened during the run counts whole: its start is part of the burst's cost.
       const backendsAfter = await backendCpuMs(db, [service.child.pid]);
-      let databaseCpuMs = 0;
-      for (const [pid, ms] of backendsAfter) databaseCpuMs += ms - (backendsBefore.get(pid) ?? 0);
       const seconds = (lastReplyAt - started) / 1000;
       const { peak } = await stub.stats();
       runs.push({
@@ -756,7 +755,11 @@ async function turnsWithSlowModel(db) {
         seconds,
         turnsPerSecond: count / seconds,
         lullMs,
-        databaseCpuMsPerTurn: databaseCpuMs / count,
+        databaseCpuMsPerTurn: benchFigures.backendCpuMsPerOutput(
+          backendsBefore,
+          backendsAfter,
+          count,
+        ),
         backends: backendsAfter.size,
         peakModelCalls: peak,
         peakRss,

@@ -121,8 +121,10 @@ async function seedRedrivingSessions(
   const channel = `outbox_${service.database.schema}`;
   const parking = new HandleCommand(new SessionStore(dataSource, subjects, channel), deps);
   const crashing = new HandleCommand(
-    new SessionStore(dataSource, subjects, channel, (point) => {
-      if (point === 'approval-resolved') throw new CrashedAfterCommit(point);
+    new SessionStore(dataSource, subjects, channel, {
+      failpoint: (point) => {
+        if (point === 'approval-resolved') throw new CrashedAfterCommit(point);
+      },
     }),
     deps,
   );

@@ -60,7 +60,7 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
  * backend's caches do not grow for ever and a fail-over's new address is picked up. The pool
  * never holds more than `poolSize`, as before; only how long it keeps them changes.
  */
-export const POOL_KEEPING = {
+const POOL_KEEPING = {
   idleTimeoutMillis: 300_000,
   keepAlive: true,
   keepAliveInitialDelayMillis: 60_000,

@@ -25,11 +25,12 @@ const MAX_NAME_LENGTH = 63;
  * `unnest … WITH ORDINALITY` to `jsonb_array_elements`, planning cost more of the server's
  * CPU than the rows did: bench:binding's database CPU per edit fell by about half, and
  * bench:session's turns/s at 1,000 conversations rose by a sixth. A name is bound to one
- * text: one name per statement, constant SQL. Errors are TypeORM's QueryFailedError over node-postgres's, as
- * `manager.query` throws them, so callers read `driverError.code` as before. Without a
- * transaction's connection (a test double, a manager outside any transaction) it is a plain
- * `query`. Prepared, it answers the rows: an UPDATE answers its rows, not TypeORM's
- * [rows, count], so an UPDATE … RETURNING belongs on a transaction's manager or the pool.
+ * text: one name per statement, constant SQL. Errors are TypeORM's QueryFailedError over
+ * node-postgres's, as `manager.query` throws them, so callers read `driverError.code` as
+ * before. Without a transaction's connection (a test double, a manager outside any
+ * transaction) it is a plain `query`. Prepared, it answers the rows: an UPDATE answers its
+ * rows, not TypeORM's [rows, count], so an UPDATE … RETURNING belongs on a transaction's
+ * manager or the pool.
  */
 export async function queryPrepared<R = unknown>(
   db: PreparableQueryable,

@@ -13,15 +13,9 @@ describe('S16 — the history a model call is shown is bounded by turns', () => 
   const database = migratedDataSource('hwin', SESSION_SERVICE_MIGRATIONS);
 
   const storeShowing = (turns?: number) =>
-    new SessionStore(
-      database.current(),
-      new Subjects('hwin'),
-      `outbox_${database.schema.schema}`,
-      undefined,
-      undefined,
-      undefined,
-      turns,
-    );
+    new SessionStore(database.current(), new Subjects('hwin'), `outbox_${database.schema.schema}`, {
+      historyTurns: turns,
+    });
 
   /** Records turn `n`: a message, a tool call and its result, the reply. */
   const turn = (recorder: SessionRecorder, n: number) => {

@@ -67,13 +67,9 @@ class Instance {
       applicationName: 'timer-test',
       poolSize: 4,
     });
-    this.store = new SessionStore(
-      this.dataSource,
-      new Subjects('timertest'),
-      `outbox_${schema}`,
-      undefined,
-      () => clock.now().toISOString(),
-    );
+    this.store = new SessionStore(this.dataSource, new Subjects('timertest'), `outbox_${schema}`, {
+      now: () => clock.now().toISOString(),
+    });
     const handle = new HandleCommand(this.store, deps);
     this.scheduler = new SessionScheduler({
       store: this.store,

@@ -60,15 +60,12 @@ export class ActiveSessionModule {
             subjects: Subjects,
             clock: () => Date,
           ) =>
-            new SessionStore(
-              source,
-              subjects,
-              outboxChannel(config),
-              failpointFor(config.TOLLGATE_FAILPOINT),
-              () => clock().toISOString(),
-              config.TOLLGATE_SESSION_GRANT_TTL,
-              config.MODEL_HISTORY_TURNS,
-            ),
+            new SessionStore(source, subjects, outboxChannel(config), {
+              failpoint: failpointFor(config.TOLLGATE_FAILPOINT),
+              now: () => clock().toISOString(),
+              sessionGrantTtlMs: config.TOLLGATE_SESSION_GRANT_TTL,
+              historyTurns: config.MODEL_HISTORY_TURNS,
+            }),
           inject: [SERVICE_CONFIG, ACTIVE_DATA_SOURCE, Subjects, ACTIVE_CLOCK],
         },
         {

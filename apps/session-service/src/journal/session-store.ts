@@ -40,7 +40,22 @@ const MAX_CONFLICT_RETRIES = 5;
  * and the journal's (session_id, seq) key keep any other writer (a standby mid-takeover) from
  * interleaving.
  */
+/** What a store may be given beyond its connection and subjects; each has a default. */
+export interface SessionStoreOptions {
+  /** Crash scenarios: called after each checkpoint commits (TOLLGATE_FAILPOINT). */
+  readonly failpoint?: Failpoint;
+  /** Injected so tests can fix the clock; every event of a decision shares one instant. */
+  readonly now?: () => string;
+  /** X14: how long an "Allow in this chat" lasts (TOLLGATE_SESSION_GRANT_TTL). */
+  readonly sessionGrantTtlMs?: number;
+  /** How many latest turns a model call is shown (MODEL_HISTORY_TURNS). */
+  readonly historyTurns?: number;
+}
+
 export class SessionStore {
+  readonly failpoint: Failpoint;
+  readonly now: () => string;
+  private readonly historyTurns: number;
   private readonly writer: SessionWriter;
   private readonly inboxTable: SessionInbox;
   private readonly quarantines: SessionQuarantine;
@@ -52,16 +67,17 @@ export class SessionStore {
     readonly dataSource: DataSource,
     subjects: Subjects,
     outboxChannel: string,
-    readonly failpoint: Failpoint = noFailpoint,
-    /** Injected so tests can fix the clock; every event of a decision shares one instant. */
-    readonly now: () => string = () => new Date().toISOString(),
-    /** X14: how long an "Allow in this chat" lasts (TOLLGATE_SESSION_GRANT_TTL). */
-    sessionGrantTtlMs: number = DEFAULT_SESSION_GRANT_TTL_MS,
-    /** How many latest turns a model call is shown (MODEL_HISTORY_TURNS). */
-    private readonly historyTurns: number = DEFAULT_HISTORY_TURNS,
+    options: SessionStoreOptions = {},
   ) {
+    this.failpoint = options.failpoint ?? noFailpoint;
+    const now = options.now ?? (() => new Date().toISOString());
+    this.now = now;
+    this.historyTurns = options.historyTurns ?? DEFAULT_HISTORY_TURNS;
     const outbox = new OutboxWriter(subjects, outboxChannel);
-    this.writer = new SessionWriter(outbox, sessionGrantTtlMs);
+    this.writer = new SessionWriter(
+      outbox,
+      options.sessionGrantTtlMs ?? DEFAULT_SESSION_GRANT_TTL_MS,
+    );
     this.inboxTable = new SessionInbox(dataSource);
     this.quarantines = new SessionQuarantine(dataSource, outbox, now);
     this.recovery = new RecoveryStore(dataSource, outbox, now);
