@@ -304,7 +304,7 @@ try {
   );
   for (const t of turns.runs) {
     console.log(
-      `  ${t.conversations} conversations, one message each, model answering after ${MODEL_MS} ms${t.lullMs > 0 ? `, after ${t.lullMs} ms idle` : ''}: ${t.turnsPerSecond.toFixed(1)} turns/s, last reply after ${t.seconds.toFixed(2)} s, peak ${t.peakModelCalls} model calls at once (MODEL_MAX_CONCURRENCY ${turns.maxConcurrency}; target >= 100 turns/s); database CPU ${t.databaseCpuMsPerTurn.toFixed(2)} ms/turn on ${t.backends} connections`,
+      `  ${t.conversations} conversations, one message each, model answering after ${MODEL_MS} ms${t.lullMs > 0 ? `, after ${t.lullMs} ms idle` : ''}: ${t.turnsPerSecond.toFixed(1)} turns/s, last reply after ${t.seconds.toFixed(2)} s, peak ${t.peakModelCalls} model calls at once (MODEL_MAX_CONCURRENCY ${turns.maxConcurrency}; target >= 100 turns/s); service CPU ${t.serviceCpuMsPerTurn.toFixed(2)} ms/turn, database CPU ${t.databaseCpuMsPerTurn.toFixed(2)} ms/turn on ${t.backends} connections`,
     );
   }
   console.log(
@@ -686,6 +686,11 @@ async function startModelStub() {
   };
 }
 
+/** The session service's own user + system CPU, in ms: what a turn costs it, beside its database's. */
+function serviceCpuMs(pid) {
+  return benchFigures.cpuMsFromProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
 async function turnsWithSlowModel(db) {
   const stub = await startModelStub();
   const service = startService({
@@ -704,6 +709,7 @@ async function turnsWithSlowModel(db) {
       if (lullMs > 0) await new Promise((resolve) => setTimeout(resolve, lullMs));
       await stub.reset();
       const backendsBefore = await backendCpuMs(db, [service.child.pid]);
+      const serviceCpuBefore = serviceCpuMs(service.child.pid);
       const pending = new Set();
       const commands = [];
       for (let i = 0; i < count; i += 1) {
@@ -748,6 +754,7 @@ async function turnsWithSlowModel(db) {
       sub.unsubscribe();
       // A backend opened during the run counts whole: its start is part of the burst's cost.
       const backendsAfter = await backendCpuMs(db, [service.child.pid]);
+      const serviceCpuMsPerTurn = (serviceCpuMs(service.child.pid) - serviceCpuBefore) / count;
       const seconds = (lastReplyAt - started) / 1000;
       const { peak } = await stub.stats();
       runs.push({
@@ -761,6 +768,7 @@ async function turnsWithSlowModel(db) {
           count,
         ),
         backends: backendsAfter.size,
+        serviceCpuMsPerTurn,
         peakModelCalls: peak,
         peakRss,
       });
