@@ -122,7 +122,12 @@ function modelClientFor(config: SessionServiceConfig): ModelClient {
       if (!baseUrl || !model) {
         throw new Error('MODEL_PROVIDER=openai needs OPENAI_BASE_URL and MODEL');
       }
-      return new OpenAiChatClient({ baseUrl, model, ...(apiKey ? { apiKey } : {}) });
+      return new OpenAiChatClient({
+        baseUrl,
+        model,
+        maxSockets: config.MODEL_MAX_CONCURRENCY,
+        ...(apiKey ? { apiKey } : {}),
+      });
     }
   }
 }

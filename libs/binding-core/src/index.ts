@@ -46,7 +46,6 @@ export * from './binding-output.consumer';
 export * from './binding-provision';
 export * from './replica-id';
 export * from './platform-call-timeout';
-export * from './platform-http/agent-fetch';
 export * from './inbound/signed-request.guard';
 export * from './rendering/prompt-status';
 export * from './rendering/prompt-tally';

@@ -24,3 +24,4 @@ export * from './jetstream-consumers.registry';
 export * from './jetstream.context';
 export * from './jetstream-settlement.filter';
 export * from './jetstream.transport';
+export * from './http/agent-fetch';

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import {
-  agentFetch,
-  type FetchLike,
   type MessageRef,
   type PacedCall,
   type PlatformAdapter,
@@ -10,6 +8,7 @@ import {
   type PromptView,
   type RateBucket,
 } from '@tollgate/binding-core';
+import { agentFetch, type FetchLike } from '@tollgate/service-runtime';
 import {
   type Conversation,
   MAX_GROUP_MEMBERS,

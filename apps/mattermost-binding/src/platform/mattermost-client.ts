@@ -1,6 +1,6 @@
 import { Client4, ClientError } from '@mattermost/client';
 import type { Options } from '@mattermost/types/client4';
-import { agentFetch } from '@tollgate/binding-core';
+import { agentFetch } from '@tollgate/service-runtime';
 
 type Transport = (
   url: string,

@@ -1,4 +1,5 @@
 import { LIMITS } from '@tollgate/protocol';
+import { agentFetch, type FetchLike } from '@tollgate/service-runtime';
 import { z } from 'zod';
 import type { ProviderMessage, ToolCall } from '@tollgate/session-read-model';
 import type { ModelClient, ModelReply, ModelRequest } from './model-client.port';
@@ -11,6 +12,11 @@ export interface OpenAiChatSettings {
   readonly apiKey?: string;
   /** How long one completion may take before the turn fails. */
   readonly timeoutMs?: number;
+  /**
+   * Connections kept open to the API: MODEL_MAX_CONCURRENCY, so every call the provider
+   * limiter lets through has a socket of its own. Default 64.
+   */
+  readonly maxSockets?: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -73,10 +79,17 @@ const replySchema = z.object({
 export class OpenAiChatClient implements ModelClient {
   private readonly url: string;
   private readonly timeoutMs: number;
+  /**
+   * node:http over a keep-alive Agent rather than the global fetch, as the bindings' platform
+   * calls: undici's web streams and Request/Response objects cost more CPU than the rest of a
+   * small model round trip, and a completion is a JSON body read whole.
+   */
+  private readonly fetch: FetchLike;
 
   constructor(private readonly settings: OpenAiChatSettings) {
     this.url = `${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     this.timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.fetch = agentFetch({ maxSockets: settings.maxSockets });
   }
 
   async complete(request: ModelRequest): Promise<ModelReply> {
@@ -87,7 +100,7 @@ export class OpenAiChatClient implements ModelClient {
     let text: string;
     let retryAfter: string | null;
     try {
-      const response = await fetch(this.url, {
+      const response = await this.fetch(this.url, {
         method: 'POST',
         headers,
         body: JSON.stringify(toChatRequest(this.settings.model, request)),

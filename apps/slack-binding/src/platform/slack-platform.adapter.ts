@@ -1,5 +1,4 @@
 import {
-  agentFetch,
   type MessageRef,
   type PacedCall,
   type PlatformAdapter,
@@ -8,6 +7,7 @@ import {
   type PromptView,
   type RateBucket,
 } from '@tollgate/binding-core';
+import { agentFetch } from '@tollgate/service-runtime';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
 import { LogLevel, WebClient } from '@slack/web-api';
 import { renderSlackPrompt, renderSlackText } from '../rendering/slack-prompt.renderer';
