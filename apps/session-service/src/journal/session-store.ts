@@ -31,15 +31,6 @@ export { DEFAULT_SESSION_GRANT_TTL_MS } from './session-writer';
 
 const MAX_CONFLICT_RETRIES = 5;
 
-/**
- * The session service's store, one entry per concern: decisions (DecisionRun, a series of short
- * transactions per decision), the inbox, quarantine and recovery. Each commit appends the
- * events, their outputs (outbox), the projections, the session's state row and, with the first
- * commit, the command ledger — together, under a transaction-scoped lock on the session. That
- * commands of one session are decided one at a time, in order, is the scheduler's job; the lock
- * and the journal's (session_id, seq) key keep any other writer (a standby mid-takeover) from
- * interleaving.
- */
 /** What a store may be given beyond its connection and subjects; each has a default. */
 export interface SessionStoreOptions {
   /** Crash scenarios: called after each checkpoint commits (TOLLGATE_FAILPOINT). */
@@ -52,6 +43,15 @@ export interface SessionStoreOptions {
   readonly historyTurns?: number;
 }
 
+/**
+ * The session service's store, one entry per concern: decisions (DecisionRun, a series of short
+ * transactions per decision), the inbox, quarantine and recovery. Each commit appends the
+ * events, their outputs (outbox), the projections, the session's state row and, with the first
+ * commit, the command ledger — together, under a transaction-scoped lock on the session. That
+ * commands of one session are decided one at a time, in order, is the scheduler's job; the lock
+ * and the journal's (session_id, seq) key keep any other writer (a standby mid-takeover) from
+ * interleaving.
+ */
 export class SessionStore {
   readonly failpoint: Failpoint;
   readonly now: () => string;

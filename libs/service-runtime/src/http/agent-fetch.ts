@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, STATUS_CODES } from 'node:h
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
-/** The subset of `fetch` the platform SDKs call: a URL and a RequestInit. */
+/** The subset of `fetch` the platform SDKs and the model client call: a URL and a RequestInit. */
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 export interface AgentFetchOptions {
@@ -20,10 +20,10 @@ export interface AgentFetchOptions {
 const IDLE_SOCKET_MS = 4_000;
 
 /**
- * `fetch` for the platform SDKs over node:http with a keep-alive Agent (D6). Node's fetch
- * (undici) costs about 0.9 ms of CPU per call more than node:http doing the same call on the
- * same socket (bench:binding's two floors): web streams, a Request and a Response object per
- * call, each body read through a stream reader. The platform calls are small JSON requests,
+ * `fetch` for the platform SDKs and the session service's model client over node:http with a
+ * keep-alive Agent (D6). Node's fetch (undici) costs about 0.9 ms of CPU per call more than
+ * node:http doing the same call on the same socket (bench:binding's two floors): web streams,
+ * a Request and a Response object per call, each body read through a stream reader. The platform and model calls are JSON requests,
  * read whole, so none of that is needed. The answer is read completely before it resolves;
  * an abort (the SDK's deadline) rejects with the signal's reason, as fetch does, so a timeout
  * is still a TimeoutError to every failure classifier. A body it cannot send as bytes goes
