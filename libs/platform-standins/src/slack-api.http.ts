@@ -1,0 +1,27 @@
+// Reading a request body and writing an answer, shared by the Slack stand-in's API routes and
+// its response_url route; kept apart so neither owns the other's plumbing.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SlackResult } from './slack-api.args';
+
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: SlackResult,
+  headers: Record<string, string> = {},
+): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+export function sendText(res: ServerResponse, status: number, body: string): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(body);
+}
