@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { FaultQueue } from './fault-queue';
 import type { LocalHttpServer } from './local-http-server';
+import { readBody } from './request-body';
 import {
   DISCORD_FAKE_DEFAULTS,
   type DiscordApiCall,
@@ -180,10 +181,4 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -3,7 +3,8 @@ import { FaultQueue } from './fault-queue';
 import { LocalHttpServer } from './local-http-server';
 import { type Answer, appError, send, sendJson } from './mattermost-api.answers';
 import { answerWithFault } from './mattermost-api.faults';
-import { readBody, safeJson } from './mattermost-api.requests';
+import { safeJson } from './mattermost-api.requests';
+import { readBody } from './request-body';
 import {
   API_PATH,
   channelOf,

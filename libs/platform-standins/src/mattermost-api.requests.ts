@@ -1,20 +1,13 @@
-import type { IncomingMessage } from 'node:http';
 import type { PostProps } from './mattermost-api.types';
 
 /**
- * Pure readers of what a client sends `MattermostApiFake`: the raw body, its JSON, a string
+ * Pure readers of what a client sends `MattermostApiFake`: a body's JSON, a string
  * field, and the checks the server's model.Post.IsValid makes of a post's message and actions.
  * They hold no state, so every route handler can use them without reaching into the fake.
  */
 
 /** The longest message, in runes, the server takes in a post. */
 export const MAX_MESSAGE_RUNES = 16_383;
-
-export async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export function safeJson(text: string): unknown {
   try {

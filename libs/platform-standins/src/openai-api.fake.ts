@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { readBody } from './request-body';
 
 /**
  * A local OpenAI-compatible chat-completions API (`POST /v1/chat/completions`). It records
@@ -211,15 +212,6 @@ export class OpenAiApiFake {
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     };
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function parseJson(text: string): ChatCompletionRequestBody | undefined {

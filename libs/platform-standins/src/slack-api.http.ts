@@ -1,13 +1,7 @@
-// Reading a request body and writing an answer, shared by the Slack stand-in's API routes and
-// its response_url route; kept apart so neither owns the other's plumbing.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Writing an answer, shared by the Slack stand-in's API routes and its response_url route;
+// kept apart so neither owns the other's plumbing.
+import type { ServerResponse } from 'node:http';
 import type { SlackResult } from './slack-api.args';
-
-export async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 export function sendJson(
   res: ServerResponse,
