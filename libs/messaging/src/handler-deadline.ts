@@ -26,6 +26,10 @@ export async function handleWithin(
     const handled = Promise.resolve().then(handle);
     const timedOut = new Promise<never>((_, reject) => {
       deadline = setTimeout(() => reject(new HandlerTimedOut(timeoutMs)), timeoutMs);
+      // The deadline alone is no reason to keep the process alive: a drain that gave up on
+      // a hung handler (and naked its message) must let the service exit, not wait out the
+      // handler's minutes. A handler doing real work holds its own sockets and timers.
+      deadline.unref();
     });
     handled.catch(() => undefined);
     await Promise.race([handled, timedOut]);
