@@ -1,4 +1,4 @@
-import type { FaultScope } from './fault-queue';
+import type { FaultScope, TransportFault } from './fault-queue';
 
 /**
  * The public shapes of the Discord stand-in: its options and defaults, the calls it records,
@@ -31,16 +31,12 @@ export type DiscordMethod =
   | 'overwriteCommands'
   | 'listGuildMembers';
 
+/**
+ * A transport fault (a rate limit answers with Discord's JSON body beside `Retry-After`), or a
+ * 4xx refusal, e.g. `{ status: 404, code: 10003, message: 'Unknown Channel' }`.
+ */
 export type DiscordFault =
-  | { status: 500 | 502 | 503 | 504 }
-  /** A 429 with `Retry-After` (seconds) and Discord's JSON body. */
-  | { rateLimit: number }
-  /** Holds the request for `hangMs`, then processes it; if the client gave up meanwhile, nothing is applied. */
-  | { hangMs: number }
-  /** Applies the call, then never answers (or answers after `answerAfterMs`). */
-  | { acceptThenTimeout: true; answerAfterMs?: number }
-  /** A 4xx refusal, e.g. `{ status: 404, code: 10003, message: 'Unknown Channel' }`. */
-  | { refuse: { status: number; code: number; message: string } };
+  TransportFault | { refuse: { status: number; code: number; message: string } };
 
 export type DiscordFaultScope = FaultScope;
 

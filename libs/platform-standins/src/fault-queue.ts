@@ -5,6 +5,20 @@ export interface FaultScope {
 }
 
 /**
+ * What goes wrong on the way to any platform, which every fake can inject alike; each
+ * platform's fault adds its own refusal (Slack's `ok: false` error, Discord's and
+ * Mattermost's 4xx bodies), and answers a rate limit in its own dialect.
+ */
+export type TransportFault =
+  | { status: 500 | 502 | 503 | 504 }
+  /** A 429 whose `Retry-After` is this many seconds. */
+  | { rateLimit: number }
+  /** Holds the request for `hangMs`, then processes it; if the client gave up meanwhile, nothing is applied. */
+  | { hangMs: number }
+  /** Applies the call, then never answers (or answers after `answerAfterMs`, typically past the client's timeout). */
+  | { acceptThenTimeout: true; answerAfterMs?: number };
+
+/**
  * The faults a platform fake has been told to inject, first registered first matched: the
  * next `times` calls to `call` (`'*'` for any) within `scope` get `fault`.
  */

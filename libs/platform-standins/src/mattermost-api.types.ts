@@ -1,4 +1,4 @@
-import type { FaultScope } from './fault-queue';
+import type { FaultScope, TransportFault } from './fault-queue';
 
 /**
  * The public shapes of `MattermostApiFake`: its defaults, the faults and routes a test names,
@@ -14,16 +14,11 @@ export const MATTERMOST_FAKE_DEFAULTS = {
   teamId: 'tollgateteam00000000000000',
 } as const;
 
-export type MattermostFault =
-  | { status: 500 | 502 | 503 | 504 }
-  /** 429 with `Retry-After: <seconds>`. */
-  | { rateLimit: number }
-  /** Holds the request for `hangMs`, then processes it; if the client gave up meanwhile, nothing is applied. */
-  | { hangMs: number }
-  /** Applies the call, then never answers (or answers after `answerAfterMs`). */
-  | { acceptThenTimeout: true; answerAfterMs?: number }
-  /** A refusal no retry fixes: a 4xx AppError (default 403 `api.context.permissions.app_error`). */
-  | { refuse: 400 | 403 | 404; id?: string };
+/**
+ * A transport fault, or a refusal no retry fixes: a 4xx AppError (default 403
+ * `api.context.permissions.app_error`).
+ */
+export type MattermostFault = TransportFault | { refuse: 400 | 403 | 404; id?: string };
 
 /** What the fake calls each route; a fault or a count can name one, or `'*'` for any. */
 export type MattermostRoute =

@@ -1,7 +1,7 @@
 // The Slack stand-in's public vocabulary: its options, the faults it can be told to inject, and
 // the records and snapshots it hands back. Kept apart from the fake so that readers of the
 // stand-in's state (tests, the sandbox) find its shapes in one place, free of HTTP plumbing.
-import type { FaultScope } from './fault-queue';
+import type { FaultScope, TransportFault } from './fault-queue';
 import type { SlackBlock } from './slack-blocks';
 
 export interface SlackApiFakeOptions {
@@ -36,14 +36,8 @@ export const SLACK_FAKE_DEFAULTS = {
   appId: 'A0TOLLGATE',
 } as const;
 
-export type SlackFault =
-  | { status: 500 | 502 | 503 | 504 }
-  | { rateLimit: number }
-  /** Holds the request for `hangMs`, then processes it; if the client gave up meanwhile, nothing is applied. */
-  | { hangMs: number }
-  /** Applies the call, then never answers (or answers after `answerAfterMs`, typically past the client's timeout). */
-  | { acceptThenTimeout: true; answerAfterMs?: number }
-  | { error: string };
+/** A transport fault, or `ok: false` with this `error` (`channel_not_found`, …). */
+export type SlackFault = TransportFault | { error: string };
 
 export type SlackArgs = Record<string, unknown>;
 
