@@ -334,6 +334,62 @@ describe('binding core: failures and concurrent replicas', () => {
     );
   });
 
+  it('R3 a Resolved keeps looking for an unfinished post while the look fails for now, past the bound: the post that landed shows the decision', async () => {
+    const p = promptOutputs();
+    const request = p.request(3);
+    // Replica B claimed the Request and posted it, then died before journaling (R6 on a slow
+    // machine: the post landed after its call timed out). The approver clicked the post.
+    const replicaB = await harness.prompts.claim(
+      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 120_000 },
+      (state) => decidePrompt(state, request),
+    );
+    if (replicaB.kind !== 'claimed' || replicaB.decision.kind !== 'post') {
+      throw new Error(`replica B could not claim a post: ${replicaB.kind}`);
+    }
+    const setOutAt = Date.now();
+    const postedByB = await harness.adapter.postPrompt(replicaB.target, replicaB.decision.view);
+    await harness.expireLease(p.key);
+    // Reading the channel back fails for now, past the bound after which a Request would be
+    // posted afresh: a tombstone then would leave the post that landed with live buttons.
+    harness.adapter.failNext(
+      'findPostedPrompt',
+      { kind: 'transient', reason: 'slack_http_503' },
+      1000,
+    );
+
+    const seq = await harness.publish(p.resolved(8));
+    await waitFor(
+      'the look to fail past the bound, or the Resolved to be settled',
+      () =>
+        harness
+          .attemptsOf(seq)
+          .find(
+            (a) =>
+              a.handled !== undefined ||
+              (a.failure !== undefined && a.at - setOutAt > 1.5 * harness.leaseMs),
+          ),
+      { timeoutMs: harness.leaseMs * 6 },
+    );
+    // Not settled as never posted (a tombstone) while the look could still find the post.
+    expect(harness.attemptsOf(seq).filter((a) => a.handled !== undefined)).toEqual([]);
+    harness.adapter.clearFailures();
+    const final = await harness.settled(seq);
+
+    expect(final.handled).toEqual({ outcome: 'edited', view: 'resolved' });
+    const edits = harness.adapter.editsFor(p.promptRef);
+    expect(edits.map((e) => [e.ref, e.view.kind])).toEqual([[postedByB, 'resolved']]);
+    const journal = await harness.journal(p.key);
+    expect(journal.map((e) => e.type)).toEqual([
+      'PendingApprovalPromptTracked',
+      'PendingApprovalPromptCleared',
+    ]);
+    expect(await harness.promptRow(p.key)).toMatchObject({
+      status: 'cleared',
+      outcome: 'resolved',
+      intent: null,
+    });
+  });
+
   it('R3 a post an earlier attempt made late is adopted with the nonce its buttons carry', async () => {
     const p = promptOutputs();
     // Every post times out without reaching the platform, and the first look-back fails for

@@ -26,6 +26,8 @@ export async function settleUnfinishedPost(
   deps: SettleUnfinishedPostDeps,
   claim: Extract<PromptClaim, { kind: 'unfinished_post' }>,
   log: Logger,
+  /** The output waiting on the look only clears the prompt (PromptFailureContext.clears). */
+  clears = false,
 ): Promise<void> {
   const { adapter, prompts, now, reconcileForMs } = deps;
   const waitedMs = now().getTime() - claim.since.getTime();
@@ -38,14 +40,16 @@ export async function settleUnfinishedPost(
       landingMs: 0,
       waitedMs,
       reconcileForMs,
+      clears,
     });
     if (action.kind === 'release') {
       await releasePromptLease(prompts, claim.lease, log);
       throw effectFailure(adapter, 'find_posted_prompt', error);
     }
-    // R3: a look that can never succeed (a missing scope) or has failed for too long must
-    // not block every later output of the prompt. Settled as never posted: a Request is
-    // posted afresh, a later Update or Resolved journals a tombstone and shows nothing.
+    // R3: a look that can never succeed (a missing scope), or has failed too long for an
+    // output that may show the prompt, must not block every later output of the prompt.
+    // Settled as never posted: a Request is posted afresh, a clearing output journals a
+    // tombstone and shows nothing.
     log.warn(
       { reason: failure.reason, kind: failure.kind, waitedMs },
       'could not look for an unfinished post; settling it as never posted',

@@ -12,6 +12,7 @@ import {
   effectEvents,
   type OrderedCallOutput,
 } from '../prompt/prompt-lifecycle.decider';
+import { UNTRACKED } from '../prompt/prompt-state';
 import { newPostNonce } from '../prompt/post-nonce';
 import type { OutputHandled } from './output-handled';
 import { classifyPlatformFailure, effectFailure } from './effect-failure';
@@ -36,6 +37,11 @@ export interface ShowPromptDeps {
 }
 
 type Claimed = Extract<PromptClaim, { kind: 'claimed' }>;
+
+/** The output only clears the prompt: were the post never made, it would show nothing. */
+function clearsPrompt(output: OrderedCallOutput): boolean {
+  return decidePrompt(UNTRACKED, output).kind === 'tombstone';
+}
 
 /**
  * An unfinished post is looked for before each new claim; more than this many in a row means
@@ -85,7 +91,7 @@ export class ShowPrompt {
           log.debug({ reason: claim.decision.reason }, 'output dropped');
           return { outcome: 'dropped', reason: claim.decision.reason };
         case 'unfinished_post':
-          await settleUnfinishedPost(this.deps, claim, log);
+          await settleUnfinishedPost(this.deps, claim, log, clearsPrompt(output));
           continue;
         case 'claimed':
           return this.makeEffect(claim, log, priority, park);

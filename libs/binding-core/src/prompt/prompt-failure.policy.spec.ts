@@ -84,5 +84,12 @@ describe('D3 the prompt’s failure policy, given/when/then', () => {
       expect(when('find', refused, young)).toEqual({ kind: 'settle_as_never_posted' });
       expect(when('find', answered, old)).toEqual({ kind: 'settle_as_never_posted' });
     });
+
+    it('D3 failing for now, however long, is retried for an output that only clears the prompt (R3: no tombstone over a post that may have landed)', () => {
+      const clearing = { ...old, clears: true };
+      expect(when('find', answered, clearing)).toEqual({ kind: 'release', holdMs: 0 });
+      expect(when('find', unanswered, clearing)).toEqual({ kind: 'release', holdMs: 0 });
+      expect(when('find', refused, clearing)).toEqual({ kind: 'settle_as_never_posted' });
+    });
   });
 });

@@ -15,6 +15,13 @@ export interface PromptFailureContext {
   /** For `find`: since the unfinished post was set out on, and how long it may be looked for. */
   readonly waitedMs?: number;
   readonly reconcileForMs?: number;
+  /**
+   * For `find`: the output waiting on the look only clears the prompt (a `Resolved`, an
+   * `Expired`, an `Abandoned`). Nothing of the prompt comes after it, so its wait blocks
+   * nothing, and settling the post as never made would journal a tombstone over a post that
+   * may have landed — live buttons nobody would ever take away.
+   */
+  readonly clears?: boolean;
 }
 
 /** What the shell does about a failed platform call, decided without I/O. */
@@ -39,7 +46,7 @@ export type PromptFailureAction =
  * | post   | release             | release, held landingMs| tell_undeliverable |
  * | edit   | release             | release                | repost             |
  * | repost | release             | release                | release (→ DLQ)    |
- * | find   | release while young, else settle_as_never_posted | ← | settle_as_never_posted |
+ * | find   | release while young (or clearing), else settle_as_never_posted | ← | settle_as_never_posted |
  *
  * Held only for a post: an edit or a repost that got no answer changes nothing a second
  * attempt could duplicate (a repost is journaled under a new nonce, an edit is idempotent).
@@ -63,8 +70,11 @@ export function decidePromptFailure(
     case 'repost':
       return { kind: 'release', holdMs: 0 };
     case 'find': {
-      const young = (context.waitedMs ?? 0) < (context.reconcileForMs ?? 0);
-      return failure.kind === 'transient' && young
+      // A clearing output waits out a look that fails for now, however long: the runner
+      // retries it for a day, then dead-letters it where an operator sees it.
+      const keepLooking =
+        context.clears === true || (context.waitedMs ?? 0) < (context.reconcileForMs ?? 0);
+      return failure.kind === 'transient' && keepLooking
         ? { kind: 'release', holdMs: 0 }
         : { kind: 'settle_as_never_posted' };
     }
