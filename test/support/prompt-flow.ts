@@ -256,9 +256,11 @@ export async function runPromptFlow(
       const unreadable = (error: unknown) => [`unreadable: ${String(error)}`];
       const journal = await system.sessionJournal(sessionId).catch(unreadable);
       const prompts = await system.bindingJournal(p.platform, sessionId).catch(unreadable);
+      const logged = system.bindingLog(p.platform, sessionId);
       return (
         `${p.platform} #${p.index} ${p.phase}: ${shown.join(' | ') || 'nothing shown'}; ` +
-        `session journal: ${journal.join(', ')}; binding journal: ${prompts.join(', ')}`
+        `session journal: ${journal.join(', ')}; binding journal: ${prompts.join(', ')}; ` +
+        `binding log: ${logged.join(' / ') || 'nothing'}`
       );
     }),
   );

@@ -231,6 +231,18 @@ export class WholeSystem {
     }
   }
 
+  /**
+   * What the platform's binding processes logged about one session (warnings and worse in
+   * tests): a prompt that did not converge on a slow CI run is told apart by these alone.
+   */
+  bindingLog(platform: Platform, sessionId: string, last = 6): string[] {
+    return this.bindingMembers(platform)
+      .flatMap((m) => (m.process?.output() ?? '').split('\n'))
+      .filter((line) => line.includes(sessionId))
+      .slice(-last)
+      .map((line) => line.slice(0, 400));
+  }
+
   /** Every dead letter of the prefix: `<service> <reason>`. */
   async deadLetters(): Promise<string[]> {
     this.nc ??= await connectTestNats(this.options.natsUrl.split(','));
