@@ -1,5 +1,5 @@
 import { decidePrompt } from '@tollgate/binding-core';
-import { DLQ_HEADERS } from '@tollgate/protocol';
+import { DLQ_HEADERS, type ToolInteractionRequest } from '@tollgate/protocol';
 import { waitFor } from '../../support/wait-for';
 import { BindingHarness } from './binding-harness';
 import { promptOutputs } from './prompt-outputs';
@@ -19,6 +19,25 @@ describe('binding core: failures and concurrent replicas', () => {
   afterAll(async () => {
     await harness.close();
   });
+
+  /**
+   * Replica B claims the Request and posts it, then dies before journaling: the post landed,
+   * the prompt keeps B's unfinished intent until B's long lease runs out.
+   */
+  async function postedByDeadReplica(
+    p: ReturnType<typeof promptOutputs>,
+    request: ToolInteractionRequest,
+  ) {
+    const replicaB = await harness.prompts.claim(
+      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 120_000 },
+      (state) => decidePrompt(state, request),
+    );
+    if (replicaB.kind !== 'claimed' || replicaB.decision.kind !== 'post') {
+      throw new Error(`replica B could not claim a post: ${replicaB.kind}`);
+    }
+    const postedByB = await harness.adapter.postPrompt(replicaB.target, replicaB.decision.view);
+    return { replicaB, postedByB };
+  }
 
   it('B12 a transient failure is retried with a delay honouring Retry-After and ends in one post', async () => {
     const p = promptOutputs();
@@ -243,14 +262,7 @@ describe('binding core: failures and concurrent replicas', () => {
     const request = p.request(3);
     // Replica B claimed the Request and posted it, then died before journaling. Its lease runs
     // out only once A has been refused, however long the steps in between take.
-    const replicaB = await harness.prompts.claim(
-      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 120_000 },
-      (state) => decidePrompt(state, request),
-    );
-    if (replicaB.kind !== 'claimed' || replicaB.decision.kind !== 'post') {
-      throw new Error(`replica B could not claim a post: ${replicaB.kind}`);
-    }
-    const postedByB = await harness.adapter.postPrompt(replicaB.target, replicaB.decision.view);
+    const { replicaB, postedByB } = await postedByDeadReplica(p, request);
 
     // JetStream redelivers the Request to replica A, which finds it leased until B's lease ends.
     const seq = await harness.publish(request);
@@ -339,15 +351,8 @@ describe('binding core: failures and concurrent replicas', () => {
     const request = p.request(3);
     // Replica B claimed the Request and posted it, then died before journaling (R6 on a slow
     // machine: the post landed after its call timed out). The approver clicked the post.
-    const replicaB = await harness.prompts.claim(
-      { key: p.key, conversation: p.conversation, owner: 'replica-b', leaseMs: 120_000 },
-      (state) => decidePrompt(state, request),
-    );
-    if (replicaB.kind !== 'claimed' || replicaB.decision.kind !== 'post') {
-      throw new Error(`replica B could not claim a post: ${replicaB.kind}`);
-    }
     const setOutAt = Date.now();
-    const postedByB = await harness.adapter.postPrompt(replicaB.target, replicaB.decision.view);
+    const { postedByB } = await postedByDeadReplica(p, request);
     await harness.expireLease(p.key);
     // Reading the channel back fails for now, past the bound after which a Request would be
     // posted afresh: a tombstone then would leave the post that landed with live buttons.
