@@ -22,7 +22,14 @@ describe('X14 — "Allow in this chat" is a real grant (process, discord)', () =
   let system: JourneySystem | undefined;
 
   beforeAll(async () => {
-    system = await startJourneySystem('discord', 'g', { TOLLGATE_SESSION_GRANT_TTL: TTL });
+    // Debug logs name each command and output handled, with its time: a prompt that never
+    // shows then says whether the session, the outbox or the binding held it.
+    system = await startJourneySystem(
+      'discord',
+      'g',
+      { TOLLGATE_SESSION_GRANT_TTL: TTL, LOG_LEVEL: 'debug' },
+      { LOG_LEVEL: 'debug' },
+    );
   });
 
   afterAll(async () => {
@@ -45,7 +52,26 @@ describe('X14 — "Allow in this chat" is a real grant (process, discord)', () =
           .find((m) => m.buttons.length > 0 && !seen.has(m.messageId));
         if (found) seen.add(found.messageId);
         return found;
+      }).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await whereItStopped()}`);
       });
+    /** CI once missed the last prompt: what the journal and both services did meanwhile. */
+    const whereItStopped = async () => {
+      const journal = (await session.journal(sessionId)).map((e) => `${e.seq} ${e.type}`);
+      const logOf = (output: string | undefined) =>
+        (output ?? '')
+          .split('\n')
+          .filter((line) => line.includes(sessionId) || /"level":"(warn|error|fatal)"/.test(line))
+          .slice(-12)
+          .map((line) => line.slice(0, 400));
+      return [
+        `journal: ${journal.slice(-12).join(', ')}`,
+        'session service:',
+        ...logOf(session.process?.output()),
+        'binding:',
+        ...logOf(binding.process?.output()),
+      ].join('\n');
+    };
     const answer = async (message: ChatMessageView, label: string, person: Person) => {
       // Only a journaled post is answerable, and this one by its id: the session's earlier
       // prompts are journaled already.
