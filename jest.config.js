@@ -24,5 +24,7 @@ module.exports = {
   },
   testTimeout: 60_000,
   maxWorkers: 2,
+  // Longest suites first even without jest's cache of durations (a fresh clone, CI).
+  testSequencer: '<rootDir>/test/support/slow-first.sequencer.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
