@@ -3,6 +3,7 @@ import type { ChatMessageView } from '../contract/platform-driver';
 import { alice, bob } from '../support/commands';
 import { withClient } from '../support/database';
 import { startJourneySystem, type JourneySystem } from '../support/journey-system.fixture';
+import { sessionLogLines } from '../support/session-log-lines';
 import { waitFor } from '../support/wait-for';
 import { tollgate } from '../support/tollgate-cli';
 
@@ -59,11 +60,7 @@ describe('X14 — "Allow in this chat" is a real grant (process, discord)', () =
     const whereItStopped = async () => {
       const journal = (await session.journal(sessionId)).map((e) => `${e.seq} ${e.type}`);
       const logOf = (output: string | undefined) =>
-        (output ?? '')
-          .split('\n')
-          .filter((line) => line.includes(sessionId) || /"level":"(warn|error|fatal)"/.test(line))
-          .slice(-12)
-          .map((line) => line.slice(0, 400));
+        sessionLogLines([output], sessionId, { last: 12, withWarnings: true });
       return [
         `journal: ${journal.slice(-12).join(', ')}`,
         'session service:',

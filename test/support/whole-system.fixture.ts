@@ -7,6 +7,7 @@ import type { PlatformDriver } from '../contract/platform-driver';
 import { freePort } from './free-port';
 import { connectTestNats, deleteStreams } from './nats';
 import { type ServiceName, type ServiceProcess, startService } from './service-process';
+import { sessionLogLines } from './session-log-lines';
 import { uniqueToken } from './unique';
 import { waitFor } from './wait-for';
 
@@ -236,11 +237,8 @@ export class WholeSystem {
    * tests): a prompt that did not converge on a slow CI run is told apart by these alone.
    */
   bindingLog(platform: Platform, sessionId: string, last = 6): string[] {
-    return this.bindingMembers(platform)
-      .flatMap((m) => (m.process?.output() ?? '').split('\n'))
-      .filter((line) => line.includes(sessionId))
-      .slice(-last)
-      .map((line) => line.slice(0, 400));
+    const outputs = this.bindingMembers(platform).map((m) => m.process?.output());
+    return sessionLogLines(outputs, sessionId, { last });
   }
 
   /** Every dead letter of the prefix: `<service> <reason>`. */
