@@ -654,6 +654,41 @@ describe.each(platforms)('%s binding contract', (platform) => {
     expect(JSON.stringify(journal[0].data)).toContain(messages[0].messageId);
   });
 
+  it('R3 a post that landed while reading the conversation back kept failing shows the outcome with the prompt: no message keeps live buttons', async () => {
+    const conversation = driver.freshConversation();
+    // The post lands without an answer, and every look for it fails past the bound: the
+    // prompt is posted afresh, and the post that landed is tracked by nothing.
+    driver.failNext('post', { kind: 'accept_then_timeout' }, { conversation });
+    driver.failNext('read', { kind: 'server_error' }, { conversation, times: Infinity });
+    const request = requestOutput(conversation, 'call_r3_stray', 5);
+    await binding.publish(request);
+    await waitFor(
+      'the prompt to be tracked once the look gave up',
+      async () => ((await journalFor(request)).length > 0 ? true : undefined),
+      { timeoutMs: 40_000 },
+    );
+    driver.clearFaults();
+    expect(driver.callTimes('read', { conversation }).length).toBeGreaterThan(0);
+
+    await binding.publish(resolvedOutput(request, 7, bob));
+
+    // Slack has two messages. A platform that answers a repeated post with the first within
+    // a while (Discord's nonce, Mattermost's pending_post_id) has one. None keeps buttons.
+    const shown = await waitFor(
+      'every message of the prompt to show its outcome',
+      () => {
+        const messages = driver.messagesIn(conversation);
+        const live = messages.some((m) => m.buttons.length > 0);
+        return messages.length > 0 && !live ? messages : undefined;
+      },
+      RETRY_WAIT,
+    );
+    expect(shown.length).toBeLessThanOrEqual(2);
+    for (const message of shown) expect(message.text).toContain('Approve once');
+    await allHandled();
+    expect(await deadLettersOf([request])).toEqual([]);
+  });
+
   it('R4 a prompt whose message was deleted is shown again by a new message: live buttons, then the outcome', async () => {
     const conversation = driver.freshConversation();
     const request = requestOutput(conversation, 'call_r4_deleted', 5);

@@ -63,8 +63,11 @@ export type PlatformFault =
   /** Refused on purpose: an error no retry can fix (a 4xx, `channel_not_found`, …). */
   | { readonly kind: 'refused' };
 
-/** The calls a fault or a count can single out: a new message, an edit, or any call at all. */
-export type PlatformCall = 'post' | 'edit' | 'any';
+/**
+ * The calls a fault or a count can single out: a new message, an edit, reading the
+ * conversation back (the look for a post that got no answer, R3), or any call at all.
+ */
+export type PlatformCall = 'post' | 'edit' | 'read' | 'any';
 
 export interface CallScope {
   /** Only calls about this conversation. */

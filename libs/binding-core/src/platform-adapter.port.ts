@@ -145,9 +145,14 @@ export interface PlatformAdapter {
    * accepted it), so a retry edits it instead of posting twice. Undefined when not found.
    * `since` is when the post was set out on: the adapter reads the conversation back to that
    * time (with a margin for clocks), however many messages came after, never by a fixed
-   * number of pages.
+   * number of pages. With `except`, a post of the prompt other than that one (R3: a post that
+   * landed untracked beside the one the journal tracks).
    */
-  findPostedPrompt?(target: PromptTarget, since: Date): Promise<FoundPrompt | undefined>;
+  findPostedPrompt?(
+    target: PromptTarget,
+    since: Date,
+    except?: MessageRef,
+  ): Promise<FoundPrompt | undefined>;
   /**
    * Finds a text already posted for this output (a `postText` that timed out after the
    * platform accepted it), so a retry adopts it instead of posting the reply twice. Asked only

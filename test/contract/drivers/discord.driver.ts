@@ -43,6 +43,7 @@ export const CONTRACT_DISCORD_KEY_PHRASE = 'tollgate contract suite: the stand-i
 const METHODS: Record<PlatformCall, DiscordMethod | '*'> = {
   post: 'createMessage',
   edit: 'editMessage',
+  read: 'listMessages',
   any: '*',
 };
 

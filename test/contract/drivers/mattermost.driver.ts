@@ -52,10 +52,13 @@ const CHANNEL_MEMBERS = [THREAD_STARTER, alice.id, bob.id];
 const ROUTES: Record<PlatformCall, MattermostRoute | '*'> = {
   post: 'createPost',
   edit: 'patchPost',
+  read: 'getChannelPosts',
   any: '*',
 };
 /** Both ways to edit a post count as an edit. */
 const EDIT_ROUTES = new Set<MattermostRoute>(['updatePost', 'patchPost']);
+/** A thread is read back by its own route, a channel by another: both count as a read. */
+const READ_ROUTES = new Set<MattermostRoute>(['getPostThread', 'getChannelPosts']);
 
 function mattermostFault(fault: PlatformFault): MattermostFault {
   switch (fault.kind) {
@@ -129,7 +132,7 @@ export class MattermostDriver implements PlatformDriver {
   ): void {
     const faultOf = mattermostFault(fault);
     const routes: Array<MattermostRoute | '*'> =
-      call === 'edit' ? [...EDIT_ROUTES] : [ROUTES[call]];
+      call === 'edit' ? [...EDIT_ROUTES] : call === 'read' ? [...READ_ROUTES] : [ROUTES[call]];
     // An edit is either route: both get the fault, and whichever the binding uses takes it.
     for (const route of routes) {
       this.fake.failNext(route, faultOf, scope.times ?? 1, faultScopeOf(scope));
@@ -148,7 +151,8 @@ export class MattermostDriver implements PlatformDriver {
     const matchesRoute = (c: MattermostApiCall): boolean =>
       call === 'any' ||
       (call === 'post' && c.route === 'createPost') ||
-      (call === 'edit' && EDIT_ROUTES.has(c.route));
+      (call === 'edit' && EDIT_ROUTES.has(c.route)) ||
+      (call === 'read' && READ_ROUTES.has(c.route));
     return this.fake.calls
       .filter((c) => matchesRoute(c) && withinScope(c, c.channel, scope))
       .map((c) => new Date(c.at).getTime());

@@ -37,10 +37,12 @@ const SIGNING_SECRET = 'contract-slack-signing-secret';
 /** Who starts each conversation's thread, as a person writing to the bot would. */
 const THREAD_STARTER = 'U_THREAD_STARTER';
 
-const METHODS: Record<PlatformCall, string> = {
-  post: 'chat.postMessage',
-  edit: 'chat.update',
-  any: '*',
+const METHODS: Record<PlatformCall, readonly string[]> = {
+  post: ['chat.postMessage'],
+  edit: ['chat.update'],
+  // A thread is read back through its replies, a channel through its history.
+  read: ['conversations.history', 'conversations.replies'],
+  any: ['*'],
 };
 
 function slackFault(fault: PlatformFault): SlackFault {
@@ -123,7 +125,9 @@ export class SlackDriver implements PlatformDriver {
     fault: PlatformFault,
     scope: CallScope & { readonly times?: number } = {},
   ): void {
-    this.fake.failNext(METHODS[call], slackFault(fault), scope.times ?? 1, faultScopeOf(scope));
+    for (const method of METHODS[call]) {
+      this.fake.failNext(method, slackFault(fault), scope.times ?? 1, faultScopeOf(scope));
+    }
   }
 
   clearFaults(): void {
@@ -135,9 +139,10 @@ export class SlackDriver implements PlatformDriver {
   }
 
   callTimes(call: PlatformCall, scope: CallScope = {}): number[] {
-    const method = METHODS[call];
+    const methods = METHODS[call];
     const matches = (c: SlackApiCall): boolean =>
-      (method === '*' || c.method === method) && withinScope(c, c.args.channel, scope);
+      (methods.includes('*') || methods.includes(c.method)) &&
+      withinScope(c, c.args.channel, scope);
     return this.fake.calls.filter(matches).map((c) => new Date(c.at).getTime());
   }
 

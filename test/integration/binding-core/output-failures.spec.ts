@@ -523,6 +523,60 @@ describe('binding core: failures and concurrent replicas', () => {
     }
   });
 
+  it('R3 a post that landed while the look for it kept failing shows the outcome with the one posted afresh: no live buttons left', async () => {
+    const p = promptOutputs();
+    // The post lands but its call times out, and reading the channel back fails past the
+    // bound: the prompt is posted afresh beside a post nobody tracks.
+    harness.adapter.failNext(
+      'postPrompt',
+      { kind: 'transient', reason: 'timeout', afterAccepting: true },
+      1,
+    );
+    harness.adapter.failNext(
+      'findPostedPrompt',
+      { kind: 'transient', reason: 'slack_http_503' },
+      1000,
+    );
+    const seq = await harness.publish(p.request(3));
+    await waitFor(
+      'the request to be posted afresh',
+      () => harness.attemptsOf(seq).find((a) => a.handled?.outcome === 'posted'),
+      { timeoutMs: harness.leaseMs * 4 },
+    );
+    harness.adapter.clearFailures();
+    const [stray, afresh] = harness.adapter.postsFor(p.promptRef).map((post) => post.ref);
+    expect(afresh).toBeDefined();
+    expect(await harness.promptRow(p.key)).toMatchObject({
+      status: 'pending',
+      message_ref: afresh,
+      stray_since: expect.any(Date),
+    });
+
+    const final = await harness.settled(await harness.publish(p.resolved(8)));
+
+    expect(final.handled).toEqual({ outcome: 'edited', view: 'resolved' });
+    const edits = harness.adapter.editsFor(p.promptRef);
+    expect(edits.map((e) => [e.ref, e.view.kind])).toEqual([
+      [afresh, 'resolved'],
+      [stray, 'resolved'],
+    ]);
+  });
+
+  it('R3 a prompt posted afresh after a look that found nothing has no stray post to look for', async () => {
+    const p = promptOutputs();
+    // The post's call times out without landing; the look works and finds nothing.
+    harness.adapter.failNext('postPrompt', { kind: 'transient', reason: 'timeout' }, 1);
+    await harness.settled(await harness.publish(p.request(3)));
+    const posts = harness.adapter.postsFor(p.promptRef);
+    expect(posts).toHaveLength(1);
+    expect(await harness.promptRow(p.key)).toMatchObject({ stray_since: null });
+
+    await harness.settled(await harness.publish(p.resolved(8)));
+
+    const edits = harness.adapter.editsFor(p.promptRef);
+    expect(edits.map((e) => [e.ref, e.view.kind])).toEqual([[posts[0].ref, 'resolved']]);
+  });
+
   it('R3 a look-back that keeps failing for a while settles within the bound and posts afresh once', async () => {
     const p = promptOutputs();
     harness.adapter.failNext('postPrompt', { kind: 'transient', reason: 'timeout' }, 1);

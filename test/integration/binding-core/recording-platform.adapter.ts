@@ -146,9 +146,15 @@ export class RecordingPlatformAdapter implements PlatformAdapter {
   }
 
   /** The first post of the prompt, with the nonce it was made with, as Mattermost reads back. */
-  async findPostedPrompt(target: PromptTarget): Promise<FoundPrompt | undefined> {
+  async findPostedPrompt(
+    target: PromptTarget,
+    _since?: Date,
+    except?: MessageRef,
+  ): Promise<FoundPrompt | undefined> {
     return this.perform('findPostedPrompt', () => {
-      const [post] = this.postsFor(target.promptRef);
+      const [post] = this.postsFor(target.promptRef).filter(
+        (p) => p.ref.messageId !== except?.messageId,
+      );
       if (post === undefined) return undefined;
       return {
         ...post.ref,

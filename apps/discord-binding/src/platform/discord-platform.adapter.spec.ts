@@ -109,6 +109,24 @@ describe('DiscordPlatformAdapter against the Discord API fake', () => {
     expect(fake.messages[1].components).toEqual([]);
   });
 
+  it('R3 finds a stray post of a prompt beside the one passed over, and nothing when it is the only one', async () => {
+    const where = conversation();
+    const target = { conversation: where, promptRef: 'refstray' };
+    const view = { kind: 'pending', request: request(where) } as const;
+    const stray = await adapter.postPrompt(target, view);
+    await expect(adapter.findPostedPrompt(target, new Date(), stray)).resolves.toBeUndefined();
+    // Discord answers a post with the prompt's nonce with the same message for a few minutes:
+    // a second post of the prompt is a new message only after that window.
+    const realNow = Date.now;
+    const later = realNow() + 6 * 60_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => later);
+    const tracked = await adapter.postPrompt(target, view).finally(() => clock.mockRestore());
+    expect(tracked).not.toEqual(stray);
+
+    await expect(adapter.findPostedPrompt(target, new Date(), tracked)).resolves.toEqual(stray);
+    await expect(adapter.findPostedPrompt(target, new Date(), stray)).resolves.toEqual(tracked);
+  });
+
   it('B12 a text that timed out after Discord took it is not posted twice: its nonce', async () => {
     const where = conversation();
     await adapter.postText(where, 'first', 'assistant', 'discord-abc:7:0');

@@ -169,16 +169,26 @@ export class DiscordPlatformAdapter implements PlatformAdapter {
    * Read forward from a snowflake of that time, page by page, so a busy channel cannot push
    * the post out of reach (R3).
    */
-  async findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {
+  async findPostedPrompt(
+    target: PromptTarget,
+    since: Date,
+    except?: MessageRef,
+  ): Promise<MessageRef | undefined> {
     const suffix = `:${target.promptRef}`;
     const { applicationId } = this.options;
     const channelId = target.conversation.channelId;
-    return findOwnMessage(this.rest, applicationId, channelId, since, (message) =>
-      (message.components ?? []).some((row) =>
-        (row.components ?? []).some(
-          (c) => c.custom_id?.startsWith(CUSTOM_ID_PREFIX) && c.custom_id.endsWith(suffix),
+    return findOwnMessage(
+      this.rest,
+      applicationId,
+      channelId,
+      since,
+      (message) =>
+        message.id !== except?.messageId &&
+        (message.components ?? []).some((row) =>
+          (row.components ?? []).some(
+            (c) => c.custom_id?.startsWith(CUSTOM_ID_PREFIX) && c.custom_id.endsWith(suffix),
+          ),
         ),
-      ),
     );
   }
 

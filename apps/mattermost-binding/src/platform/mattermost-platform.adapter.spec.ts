@@ -137,6 +137,14 @@ describe('MattermostPlatformAdapter against the Mattermost API fake', () => {
         new Date(),
       ),
     ).resolves.toEqual({ ...first, postNonce: earlier });
+    // R3: passing over the post the journal tracks finds the other, with its own nonce.
+    await expect(
+      adapter.findPostedPrompt(
+        { conversation, promptRef: 'refmany', postNonce: NONCE },
+        new Date(),
+        second,
+      ),
+    ).resolves.toEqual({ ...first, postNonce: earlier });
   });
 
   it('R3 a retried post of a prompt is answered with the post the server already made, and its nonce', async () => {

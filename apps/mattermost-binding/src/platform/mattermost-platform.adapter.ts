@@ -165,15 +165,20 @@ export class MattermostPlatformAdapter implements PlatformAdapter {
    * Several attempts may each have reached the server (a post that timed out can still be
    * made after the client gave up): the one with the intent's nonce is preferred, else the
    * first; either way the nonce the post carries is returned, so the journal believes the
-   * clicks its buttons send.
+   * clicks its buttons send. `except` (the post the journal tracks) is passed over.
    */
-  async findPostedPrompt(target: PromptTarget, since: Date): Promise<FoundPrompt | undefined> {
-    const posts = await this.ownPosts.find(
+  async findPostedPrompt(
+    target: PromptTarget,
+    since: Date,
+    except?: MessageRef,
+  ): Promise<FoundPrompt | undefined> {
+    const own = await this.ownPosts.find(
       target.conversation,
       PROMPT_REF_PROP,
       target.promptRef,
       since,
     );
+    const posts = own.filter((p) => p.id !== except?.messageId);
     const found =
       posts.find(
         (p) => target.postNonce !== undefined && p.props?.[POST_NONCE_PROP] === target.postNonce,

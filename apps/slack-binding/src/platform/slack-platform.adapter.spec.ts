@@ -89,6 +89,23 @@ describe('SlackPlatformAdapter against the Slack API fake', () => {
     expect(fake.callsTo('conversations.history')).toHaveLength(1);
   });
 
+  it('R3 finds a stray post of a prompt beside the one passed over, and nothing when it is the only one', async () => {
+    const conversation: Conversation = {
+      platform: 'slack',
+      workspaceId: 'T1',
+      channelId: 'C0STRAY',
+      threadId: '',
+    };
+    const target = { conversation, promptRef: 'refstray' };
+    const view = { kind: 'pending', request: request(conversation) } as const;
+    const stray = await adapter.postPrompt(target, view);
+    await expect(adapter.findPostedPrompt(target, new Date(), stray)).resolves.toBeUndefined();
+    const tracked = await adapter.postPrompt(target, view);
+
+    await expect(adapter.findPostedPrompt(target, new Date(), tracked)).resolves.toEqual(stray);
+    await expect(adapter.findPostedPrompt(target, new Date(), stray)).resolves.toEqual(tracked);
+  });
+
   it('finds nothing when the prompt was never posted, or its thread is gone', async () => {
     const conversation = thread(3);
     await expect(

@@ -124,11 +124,16 @@ export class SlackPlatformAdapter implements PlatformAdapter {
     return { channelId: result.channel ?? conversation.channelId, messageId: result.ts ?? '' };
   }
 
-  findPostedPrompt(target: PromptTarget, since: Date): Promise<MessageRef | undefined> {
+  findPostedPrompt(
+    target: PromptTarget,
+    since: Date,
+    except?: MessageRef,
+  ): Promise<MessageRef | undefined> {
     return this.finder.find(
       target.conversation,
       { eventType: PROMPT_METADATA_TYPE, field: 'promptRef', value: target.promptRef },
       since,
+      except?.messageId,
     );
   }
 

@@ -41,13 +41,15 @@ export class SlackPostedMessageFinder {
     conversation: Conversation,
     query: SlackMetadataQuery,
     since?: Date,
+    /** A message to pass over: the one already tracked, when another is looked for. */
+    exceptTs?: string,
   ): Promise<MessageRef | undefined> {
     const self = await this.identity();
     for await (const message of this.messagesOf(conversation, since)) {
       const own =
         (self.botId !== undefined && message.bot_id === self.botId) ||
         (self.userId !== undefined && message.user === self.userId);
-      if (own && message.ts !== undefined && carries(message, query)) {
+      if (own && message.ts !== undefined && message.ts !== exceptTs && carries(message, query)) {
         return { channelId: conversation.channelId, messageId: message.ts };
       }
     }

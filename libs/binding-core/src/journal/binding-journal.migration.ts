@@ -3,6 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { BindingPendingApiPrompts1796083200000 } from './pending-api-prompts.migration';
 import { BindingPromptReposted1765065600000 } from './prompt-reposted.migration';
 import { BindingPromptPostNonce1764806400000 } from './prompt-post-nonce.migration';
+import { BindingPromptStraySince1796400000000 } from './prompt-stray-since.migration';
 import { BindingOwedRefreshes1765152000000 } from './owed-refreshes.migration';
 import { BindingPromptTraceparent1796287800000 } from './prompt-traceparent.migration';
 import { BindingPromptApproverMembers1796371200000 } from './prompt-approver-members.migration';
@@ -92,6 +93,7 @@ export const BINDING_CORE_MIGRATIONS: readonly MigrationClass[] = [
   BindingPendingApiPrompts1796083200000,
   BindingPromptTraceparent1796287800000,
   BindingPromptApproverMembers1796371200000,
+  BindingPromptStraySince1796400000000,
 ];
 
 /** Every migration of a binding's schema, in order (also what `npm run migrate` should run). */

@@ -45,6 +45,11 @@ export type PromptClaim =
       readonly lease: PromptLease;
       readonly target: PromptTarget;
       readonly decision: EffectDecision;
+      /**
+       * R3: a post of this prompt may be on the platform untracked, set out on at this time
+       * (recordStrayPost); the effect that clears the prompt clears that post too.
+       */
+      readonly straySince?: Date;
     }
   /**
    * A post was set out on and never journaled (a crash, or a timeout the platform may have
@@ -116,6 +121,12 @@ export interface PromptJournal {
    * land at the platform holds its prompt until it could have).
    */
   release(lease: PromptLease, holdMs?: number): Promise<void>;
+  /**
+   * R3: the unfinished post this lease settles as never posted may have landed after all (its
+   * look failed, not found nothing): remembers when it was set out on, so the output that
+   * clears the prompt looks for it again. The earliest such time is kept.
+   */
+  recordStrayPost(lease: PromptLease, since: Date): Promise<void>;
   /**
    * G1: journals the approver groups' members just resolved for the post this lease is about
    * to make; a later post of the prompt (never an edit) resolves and replaces them.

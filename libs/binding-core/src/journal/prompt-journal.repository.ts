@@ -24,6 +24,7 @@ import {
   requestOf,
   sinceOf,
   stateOfRow,
+  strayOf,
   type PromptRow,
   type StoredIntent,
 } from './prompt-journal.rows';
@@ -83,6 +84,7 @@ export class PromptJournalRepository extends PromptJournalReads implements Promp
           lease,
           target: { conversation: row.conversation, promptRef: row.prompt_ref, postNonce },
           decision,
+          ...strayOf(row),
         };
       }
       // Nothing was set out on: the lease and its intent go, and a drop is settled.
@@ -123,6 +125,7 @@ export class PromptJournalRepository extends PromptJournalReads implements Promp
               lease,
               target: { conversation: row.conversation, promptRef: row.prompt_ref, postNonce },
               decision,
+              ...strayOf(row),
             };
           }
           break;
@@ -207,7 +210,7 @@ export class PromptJournalRepository extends PromptJournalReads implements Promp
             decision.kind === 'post' ? newPostNonce() : (row.post_nonce ?? newPostNonce()),
           );
           await takeLease(manager, lease, owner, leaseMs, decision);
-          return { kind: 'claimed', lease, target, decision };
+          return { kind: 'claimed', lease, target, decision, ...strayOf(row) };
         }
         case 'notice':
           throw new Error('a notice changes no prompt and is never claimed');
@@ -245,6 +248,15 @@ export class PromptJournalRepository extends PromptJournalReads implements Promp
       holdMs > 0
         ? [lease.key.sessionId, lease.key.callId, lease.claimId, Math.ceil(holdMs)]
         : [lease.key.sessionId, lease.key.callId, lease.claimId],
+    );
+  }
+
+  async recordStrayPost(lease: PromptLease, since: Date): Promise<void> {
+    const dataSource = await this.db();
+    await dataSource.query(
+      `UPDATE prompts SET stray_since = LEAST(COALESCE(stray_since, $4::timestamptz), $4::timestamptz), updated_at = now()
+       WHERE session_id = $1 AND call_id = $2 AND intent->>'claimId' = $3`,
+      [lease.key.sessionId, lease.key.callId, lease.claimId, since],
     );
   }
 

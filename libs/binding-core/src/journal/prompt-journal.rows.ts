@@ -43,6 +43,8 @@ export interface PromptRow {
   post_nonce: string | null;
   lease_owner: string | null;
   intent: StoredIntent | null;
+  /** R3: a post of the prompt may be on the platform untracked, set out on at this time. */
+  stray_since?: Date | null;
   leased: boolean;
   lease_remaining_ms: number | null;
   /** xmin, when read for an optimistic claim. */
@@ -58,6 +60,13 @@ export class CorruptPromptRow extends Error {
 
 export function requestOf(state: PromptState): ToolInteractionRequest | undefined {
   return state.status === 'untracked' ? undefined : state.request;
+}
+
+/** The claim's `straySince`, when a post of the prompt may be on the platform untracked. */
+export function strayOf(row: PromptRow): { straySince?: Date } {
+  const since = row.stray_since;
+  if (since === undefined || since === null) return {};
+  return { straySince: since instanceof Date ? since : new Date(since) };
 }
 
 /** An intent from before `since` was kept counts as set out on now: its age is unknown. */

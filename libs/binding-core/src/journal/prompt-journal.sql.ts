@@ -6,7 +6,7 @@
 // the one every replica shares.
 export const SELECT_LOCKED = `
   SELECT prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-         post_nonce, lease_owner, intent,
+         post_nonce, lease_owner, intent, stray_since,
          COALESCE(lease_until > clock_timestamp(), false) AS leased,
          CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000)::int
            AS lease_remaining_ms
@@ -22,7 +22,7 @@ export const INSERT_OR_LOCK = `
   ${SELECT_LOCKED}`;
 
 const ROW_COLUMNS = `prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-  post_nonce, lease_owner, intent,
+  post_nonce, lease_owner, intent, stray_since,
   COALESCE(lease_until > clock_timestamp(), false) AS leased,
   CEIL(EXTRACT(EPOCH FROM (lease_until - clock_timestamp())) * 1000)::int AS lease_remaining_ms,
   xmin::text AS version`;
@@ -56,7 +56,8 @@ export const GRAB_OR_READ = `
       AND NOT COALESCE(lease_until > clock_timestamp(), false)
       AND COALESCE(intent->'decision'->>'kind', '') <> 'post'
     RETURNING prompt_ref, conversation, status, last_seq, request, message_ref, outcome,
-      post_nonce, lease_owner, intent, false AS leased, NULL::int AS lease_remaining_ms,
+      post_nonce, lease_owner, intent, stray_since, false AS leased,
+      NULL::int AS lease_remaining_ms,
       xmin::text AS version, true AS grabbed)
   SELECT * FROM created
   UNION ALL

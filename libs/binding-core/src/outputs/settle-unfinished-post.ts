@@ -55,6 +55,9 @@ export async function settleUnfinishedPost(
       'could not look for an unfinished post; settling it as never posted',
     );
     found = undefined;
+    // The post may have landed all the same: the output that clears the prompt looks for it
+    // again, so it does not keep live buttons beside the one posted afresh.
+    if (!clears) await prompts.recordStrayPost(claim.lease, claim.since);
   }
   // The post found may be an earlier attempt's, with that attempt's nonce: the journal
   // takes the nonce the post carries, so its buttons are believed.

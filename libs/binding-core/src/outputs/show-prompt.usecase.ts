@@ -15,6 +15,7 @@ import {
 import { UNTRACKED } from '../prompt/prompt-state';
 import { newPostNonce } from '../prompt/post-nonce';
 import type { OutputHandled } from './output-handled';
+import { clearStrayPost } from './clear-stray-post';
 import { classifyPlatformFailure, effectFailure } from './effect-failure';
 import { LEASED_RETRY_MAX_MS } from './deliver-once.usecase';
 import type { PacedPlatformCall, Park } from './paced-platform-call';
@@ -172,6 +173,14 @@ export class ShowPrompt {
     );
     if (decision.kind === 'post')
       await this.reportShown(decision.view.request, shownAt, 'posted', log);
+    if (
+      decision.kind === 'edit' &&
+      decision.event.type === 'PendingApprovalPromptCleared' &&
+      claim.straySince !== undefined
+    ) {
+      const clearing = { target, straySince: claim.straySince, tracked: shownAt, decision };
+      await clearStrayPost(this.deps, clearing, log, priority, park);
+    }
     return decision.kind === 'post'
       ? { outcome: 'posted', messageRef: shownAt }
       : { outcome: 'edited', view: decision.view.kind };
