@@ -102,6 +102,9 @@ function baseShape(service: ServiceName) {
     DATABASE_STATEMENT_TIMEOUT_MS: integer(1, 3_600_000).default(30_000),
     DATABASE_LOCK_TIMEOUT_MS: integer(1, 3_600_000).default(10_000),
     DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: integer(1, 3_600_000).default(60_000),
+    // The most pooled PostgreSQL connections the service opens; unset, its own default
+    // (DEFAULT_POOL_SIZES in database.client.ts).
+    DATABASE_POOL_SIZE: integer(2, 1_000).optional(),
     // Set: /metrics only with `Authorization: Bearer <it>`; unset: only from this host.
     TOLLGATE_METRICS_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     // Divides every chat platform rate-limit window a binding paces by: 1 in production;
