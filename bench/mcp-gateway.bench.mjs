@@ -13,7 +13,9 @@
 // with it the figure measured the agent's HTTP client more than the gateway. Its rows are
 // printed too, labelled, for what an SDK-built agent sees. Beside the latencies: the CPU each
 // process spent per call (agent, gateway, upstream), and the same calls through the gateway
-// over stdio, which leaves out HTTP on both sides.
+// over stdio, which leaves out HTTP on both sides, and through a floor (floor-mcp-proxy.mjs):
+// the lightest node:http-to-stdio proxy of the same upstream, with nothing of the gateway's on
+// top, so the gateway's added p50 can be read against what HTTP itself costs on the machine.
 // Held calls per GiB of RSS: calls to an `ask` tool held open by the gateway, measured from
 // the gateway process's RSS before and with them held. The approval API is a bare node:http
 // stub in this process that never decides (the gateway's side is what is measured). Runs the
@@ -172,6 +174,23 @@ const allowGateway = startGateway(allowConfig, allowPort);
 children.push(allowGateway);
 await untilReady(allowPort);
 const [allowUpstream] = childrenOf(allowGateway.pid);
+// The floor: the lightest HTTP-to-stdio proxy of the same upstream (bench/floor-mcp-proxy.mjs).
+const floorPort = await freePort();
+const floor = spawn(
+  process.execPath,
+  [
+    join(root, 'bench', 'floor-mcp-proxy.mjs'),
+    String(floorPort),
+    'fs__',
+    process.execPath,
+    FS_SERVER,
+    dir,
+  ],
+  { stdio: ['ignore', 'ignore', 'inherit'] },
+);
+children.push(floor);
+await untilReady(floorPort);
+const [floorUpstream] = childrenOf(floor.pid);
 writeFileSync(join(dir, 'gateway-stdio.yaml'), allowConfig);
 const stdioGatewayArgs = [GATEWAY, '--stdio', '--config', join(dir, 'gateway-stdio.yaml')];
 const stdioGatewayEnv = { PATH: process.env.PATH, LOG_LEVEL: 'warn' };
@@ -210,6 +229,12 @@ for (const concurrency of [1, 16]) {
     allowUpstream,
   ]);
   await lightHttp.close();
+  const floorHttp = await lightHttpClient(`http://127.0.0.1:${floorPort}/mcp`);
+  const floored = await measure(floorHttp, 'fs__read_text_file', concurrency, [
+    floor.pid,
+    floorUpstream,
+  ]);
+  await floorHttp.close();
   const overStdio = await measure(throughStdio, 'fs__read_text_file', concurrency, [
     throughStdio.pid,
     stdioUpstream,
@@ -226,6 +251,10 @@ for (const concurrency of [1, 16]) {
   console.log(
     `    through the gateway over stdio: p50 ${ms(overStdio.p50)}, p99 ${ms(overStdio.p99)}; ${added(overStdio, straight)}; ` +
       `CPU per call: agent ${ms(overStdio.agentCpu)}, gateway ${ms(overStdio.cpu[0])}, upstream ${ms(overStdio.cpu[1])}`,
+  );
+  console.log(
+    `    through the floor proxy (HTTP): p50 ${ms(floored.p50)}, p99 ${ms(floored.p99)}; ${added(floored, straight)}; ` +
+      `CPU per call: agent ${ms(floored.agentCpu)}, proxy ${ms(floored.cpu[0])}, upstream ${ms(floored.cpu[1])}`,
   );
   const sdkStraight = await measure(sdkDirect, 'read_text_file', concurrency, [
     sdkDirectTransport.pid,

@@ -8,7 +8,7 @@ import { GATEWAY_ENTRY } from '../support/mcp-gateway';
  * runs that measure. Its figures are printed, never asserted: a shared CPU makes them noise here.
  */
 describe('M7 bench:mcp-gateway smoke', () => {
-  it('M7 bench:mcp-gateway smoke measures allowed-call overhead at concurrency 1 and 16 (light clients and the SDK Client) and held calls per GiB', async () => {
+  it('M7 bench:mcp-gateway smoke measures allowed-call overhead at concurrency 1 and 16 (light clients, a floor proxy and the SDK Client) and held calls per GiB', async () => {
     expect(existsSync(GATEWAY_ENTRY)).toBe(true);
     const output = await new Promise<string>((resolve, reject) => {
       execFile(
@@ -21,13 +21,14 @@ describe('M7 bench:mcp-gateway smoke', () => {
     });
     const ms = '-?[\\d.]+ ms';
     for (const concurrency of [1, 16]) {
-      // The target row (the light clients), its CPU per process and its stdio twin, then the
-      // SDK Client's row on the same paths.
+      // The target row (the light clients), its CPU per process, its stdio twin and the floor
+      // proxy's row, then the SDK Client's row on the same paths.
       expect(output).toMatch(
         new RegExp(
           `light clients, concurrency ${concurrency}: direct p50 ${ms}, p99 ${ms}; through the gateway \\(HTTP\\) p50 ${ms}, p99 ${ms}; added p50 ${ms}, p99 ${ms}\n` +
             `    CPU per call: direct: agent ${ms}, upstream ${ms}; through the gateway \\(HTTP\\): agent ${ms}, gateway ${ms}, upstream ${ms}; .*\n` +
-            `    through the gateway over stdio: p50 ${ms}, p99 ${ms}; added p50 ${ms}, p99 ${ms}; CPU per call: agent ${ms}, gateway ${ms}, upstream ${ms}`,
+            `    through the gateway over stdio: p50 ${ms}, p99 ${ms}; added p50 ${ms}, p99 ${ms}; CPU per call: agent ${ms}, gateway ${ms}, upstream ${ms}\n` +
+            `    through the floor proxy \\(HTTP\\): p50 ${ms}, p99 ${ms}; added p50 ${ms}, p99 ${ms}; CPU per call: agent ${ms}, proxy ${ms}, upstream ${ms}`,
         ),
       );
       expect(output).toMatch(
