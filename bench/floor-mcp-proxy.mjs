@@ -1,7 +1,8 @@
 // The gateway bench's floor (bench/mcp-gateway.bench.mjs): the lightest process that does the
 // gateway's work for an allowed call — take a streamable HTTP POST on a keep-alive connection,
 // check its session, strip the `<server>__` prefix, forward the request as one line to an
-// upstream MCP server over stdio, match the answer by id and send it back as one JSON body.
+// upstream MCP server over stdio (a turn's lines in one write, as the gateway does), match the
+// answer by id and send it back as one JSON body.
 // No policy, no SDK, no schema checks, no logging, no metrics, no approval client: what is left
 // is node:http and a pipe, so the gateway's figures can be read against what any Node HTTP
 // proxy of an stdio server costs on the same machine (as bench:binding's floors do for the
@@ -37,11 +38,25 @@ upstream.stdout.on('data', (chunk) => {
   }
 });
 
-/** One request to the upstream under the proxy's own id (agents' ids may collide). */
+let corked = false;
+/**
+ * One request to the upstream under the proxy's own id (agents' ids may collide). The requests
+ * of one event-loop turn go down the pipe in one write, as the gateway's do
+ * (libs/mcp-upstream/src/coalescing-stdio.transport.ts): a floor without it made its upstream
+ * read, and spend CPU on, one line at a time.
+ */
 const upstreamCall = (method, params) =>
   new Promise((resolve) => {
     const id = nextId++;
     waiting.set(id, resolve);
+    if (!corked) {
+      corked = true;
+      upstream.stdin.cork();
+      setImmediate(() => {
+        corked = false;
+        upstream.stdin.uncork();
+      });
+    }
     upstream.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
   });
 
