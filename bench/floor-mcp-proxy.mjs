@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { onAnswers } from './light-mcp-clients.mjs';
 
 const [portArgument, prefix, command, ...args] = process.argv.slice(2);
 const upstream = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
@@ -20,23 +21,7 @@ upstream.once('exit', () => process.exit(1));
 
 const waiting = new Map();
 let nextId = 1;
-let buffered = '';
-upstream.stdout.setEncoding('utf8');
-upstream.stdout.on('data', (chunk) => {
-  buffered += chunk;
-  let end = buffered.indexOf('\n');
-  while (end !== -1) {
-    const line = buffered.slice(0, end);
-    buffered = buffered.slice(end + 1);
-    end = buffered.indexOf('\n');
-    if (line.trim() === '') continue;
-    const message = JSON.parse(line);
-    const answer = message.method === undefined ? waiting.get(message.id) : undefined;
-    if (answer === undefined) continue;
-    waiting.delete(message.id);
-    answer(message);
-  }
-});
+onAnswers(upstream.stdout, waiting);
 
 let corked = false;
 /**

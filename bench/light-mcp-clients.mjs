@@ -20,6 +20,31 @@ function failure(method, message) {
   return new Error(`${method} failed: ${JSON.stringify(message.error ?? message)}`);
 }
 
+/**
+ * Reads newline-delimited JSON-RPC from `stdout` and hands each answer to the waiter `pending`
+ * holds under its id (removed as it is called); requests and notifications from the server are
+ * not answers and are skipped. Shared with bench/floor-mcp-proxy.mjs.
+ */
+export function onAnswers(stdout, pending) {
+  let buffered = '';
+  stdout.setEncoding('utf8');
+  stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let end = buffered.indexOf('\n');
+    while (end !== -1) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      end = buffered.indexOf('\n');
+      if (line.trim() === '') continue;
+      const message = JSON.parse(line);
+      const waiter = message.id === undefined ? undefined : pending.get(message.id);
+      if (waiter === undefined || message.method !== undefined) continue;
+      pending.delete(message.id);
+      waiter(message);
+    }
+  });
+}
+
 /** An MCP server spawned over stdio, spoken to line by line. */
 export async function lightStdioClient(
   command,
@@ -29,24 +54,7 @@ export async function lightStdioClient(
   const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', stderr] });
   const pending = new Map();
   let nextId = 1;
-  let buffered = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => {
-    buffered += chunk;
-    let end = buffered.indexOf('\n');
-    while (end !== -1) {
-      const line = buffered.slice(0, end);
-      buffered = buffered.slice(end + 1);
-      end = buffered.indexOf('\n');
-      if (line.trim() === '') continue;
-      const message = JSON.parse(line);
-      // Requests or notifications from the server (none on this path) are not answers.
-      const waiter = message.id === undefined ? undefined : pending.get(message.id);
-      if (waiter === undefined || message.method !== undefined) continue;
-      pending.delete(message.id);
-      waiter(message);
-    }
-  });
+  onAnswers(child.stdout, pending);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const rpc = (method, params) =>
     new Promise((resolve, reject) => {
