@@ -11,6 +11,7 @@
 //   npm run bench:binding -- --platform slack|discord|mattermost|all [--count 500] [--rounds 3]
 //   npm run bench:binding -- --platform all --smoke     (tiny counts: does it still run?)
 //   npm run bench:binding -- --platform slack --cpu-prof /tmp/prof   (V8 profiles of the replicas)
+//   npm run bench:binding -- --platform slack --warm-up 0   (a just-started binding's figures)
 //
 // Each figure is the median of `rounds` runs of `count` outputs, the floor and the binding
 // alternating so that both see the same machine. The arithmetic is bench-figures.js.
@@ -45,6 +46,8 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
     /** One cell only, `<latency ms>:<replicas>` (e.g. 0:1 for a profile at c16, 0 ms). */
     only: { type: 'string' },
+    /** Outputs each replica handles before anything is measured (default 2000). */
+    'warm-up': { type: 'string' },
   },
 });
 const PLATFORMS = ['slack', 'discord', 'mattermost'];
@@ -80,7 +83,15 @@ for (const url of [NATS_URL, DATABASE_URL]) {
 const PER_REPLICA_IN_FLIGHT = 16; // ConsumerHost's default maxInFlight
 const LATENCIES_MS = [0, 50];
 const LIFECYCLES = SMOKE ? 3 : 50;
-const WARM_UP = SMOKE ? 0 : Math.min(200, COUNT);
+// A replica's first outputs are not its steady cost: V8 optimises the hot path on background
+// threads whose CPU is the process's own, and over a binding's first ~2,000 outputs that
+// doubled the CPU per output measured after a warm-up of 200 (Slack, c16, 0 ms: 1.52-1.60 ms
+// against 0.68-0.72 after 2,000). A binding runs for days; --warm-up 0 shows a cold one.
+const WARM_UP = Number(args['warm-up'] ?? (SMOKE ? 0 : 2000));
+if (!Number.isInteger(WARM_UP) || WARM_UP < 0 || WARM_UP > 5_000) {
+  console.error('bench:binding: --warm-up must be a whole number from 0 to 5000');
+  process.exit(2);
+}
 const RUN_DEADLINE_MS = 60_000;
 const OVERALL_DEADLINE_MS = (SMOKE ? 3 : 15) * 60_000 * platforms.length;
 
@@ -509,7 +520,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     if (!failed) return;
     for (const replica of replicas) console.error(`a replica printed:\n${replica.output()}`);
   });
-  // Warm-up: JIT, connection pools; not counted.
+  // Warm-up (JIT, connection pools), not counted; a replica started later is warmed too.
   if (WARM_UP > 0) {
     await bindingRun(WARM_UP);
     await floorRun(WARM_UP, PER_REPLICA_IN_FLIGHT, 'fetch');
@@ -521,7 +532,11 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     const concurrency = replicaCount * PER_REPLICA_IN_FLIGHT;
     for (const latency of LATENCIES_MS) {
       if (ONLY !== undefined && ONLY !== `${latency}:${replicaCount}`) continue;
-      while (replicas.length < replicaCount) await startReplica();
+      if (replicas.length < replicaCount) {
+        while (replicas.length < replicaCount) await startReplica();
+        // The replicas share the durable, so each handles about WARM_UP of these.
+        if (WARM_UP > 0) await bindingRun(WARM_UP * replicaCount);
+      }
       await setLatency(latency);
       const rounds = [];
       for (let round = 0; round < ROUNDS; round += 1) {
@@ -612,7 +627,8 @@ function report(result, { nats, pg }) {
   console.log('');
   console.log(
     `Tollgate binding benchmark — platform ${platform}, median of ${ROUNDS} runs of ${COUNT} ` +
-      `outputs${SMOKE ? ' (SMOKE: tiny counts, figures meaningless)' : ''}, ` +
+      `outputs after ${WARM_UP} per replica to warm up` +
+      `${SMOKE ? ' (SMOKE: tiny counts, figures meaningless)' : ''}, ` +
       `${cpus().length} cores, load ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}, node ${process.version}, nats-server ${nats}, ` +
