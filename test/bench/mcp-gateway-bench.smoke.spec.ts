@@ -20,6 +20,10 @@ describe('M7 bench:mcp-gateway smoke', () => {
       );
     });
     const ms = '-?[\\d.]+ ms';
+    // Each path warms up at its own concurrency before it is measured (a few calls in smoke mode).
+    expect(output).toMatch(
+      /allowed call overhead \(40 calls of fs read_text_file each, after 4 at the same concurrency to warm up;/,
+    );
     for (const concurrency of [1, 16]) {
       // The target row (the light clients), its CPU per process, its stdio twin and the floor
       // proxy's row, then the SDK Client's row on the same paths.
