@@ -86,7 +86,8 @@ const LIFECYCLES = SMOKE ? 3 : 50;
 // A replica's first outputs are not its steady cost: V8 optimises the hot path on background
 // threads whose CPU is the process's own, and over a binding's first ~2,000 outputs that
 // doubled the CPU per output measured after a warm-up of 200 (Slack, c16, 0 ms: 1.52-1.60 ms
-// against 0.68-0.72 after 2,000). A binding runs for days; --warm-up 0 shows a cold one.
+// against 0.68-0.72 after 2,000). A binding runs for days; --warm-up 0 shows a cold one. The
+// floors, a process per run, warm up the same way in theirs (floorRun).
 const WARM_UP = Number(args['warm-up'] ?? (SMOKE ? 0 : 2000));
 if (!Number.isInteger(WARM_UP) || WARM_UP < 0 || WARM_UP > 5_000) {
   console.error('bench:binding: --warm-up must be a whole number from 0 to 5000');
@@ -465,7 +466,11 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
         status text NOT NULL, updated_at timestamptz)`);
       floorSchemaReady = true;
     }
-    const requests = Array.from({ length: count }, () => newRequest(platform));
+    // The floor is a process of its own per run, so it warms up in that process: without it the
+    // floor measured its JIT while the binding beside it was warm.
+    const warming = Array.from({ length: WARM_UP }, () => newRequest(platform));
+    const measured = Array.from({ length: count }, () => newRequest(platform));
+    const requests = [...warming, ...measured];
     const refs = requests.map((r, i) => ({
       id: `${r.sessionId}/${r.callId}`,
       channel: r.conversation.channelId,
@@ -498,15 +503,9 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
       async (handle) => handle.output().includes('ready'),
     );
     try {
-      return await timed(
-        'floor',
-        'edits',
-        requests.map(resolvedOf),
-        floorSubjectOf,
-        floorStream,
-        FLOOR_DURABLE,
-        [floor],
-      );
+      const floorArgs = [floorSubjectOf, floorStream, FLOOR_DURABLE, [floor]];
+      if (warming.length > 0) await timed('floor', 'edits', warming.map(resolvedOf), ...floorArgs);
+      return await timed('floor', 'edits', measured.map(resolvedOf), ...floorArgs);
     } catch (error) {
       console.error(`the floor printed:\n${floor.output()}`);
       throw error;
@@ -520,11 +519,9 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     if (!failed) return;
     for (const replica of replicas) console.error(`a replica printed:\n${replica.output()}`);
   });
-  // Warm-up (JIT, connection pools), not counted; a replica started later is warmed too.
+  // The replica's warm-up (JIT, connection pools), not counted; one started later is warmed too.
   if (WARM_UP > 0) {
     await bindingRun(WARM_UP);
-    await floorRun(WARM_UP, PER_REPLICA_IN_FLIGHT, 'fetch');
-    await floorRun(WARM_UP, PER_REPLICA_IN_FLIGHT, 'agent');
   }
 
   const cells = {};
