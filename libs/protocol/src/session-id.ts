@@ -11,10 +11,30 @@ const AGENT_SESSION_ID_PATTERN = new RegExp(`^(${PLATFORMS.join('|')})-api-[0-9a
  */
 export function deriveSessionId(conversation: Conversation): string {
   const { platform, workspaceId, channelId, threadId } = conversation;
-  const digest = createHash('sha256')
-    .update(`${workspaceId}/${channelId}/${threadId}`, 'utf8')
-    .digest('hex');
-  return `${platform}-${digest.slice(0, 32)}`;
+  const place = `${workspaceId}/${channelId}/${threadId}`;
+  let digest = recentDigests.get(place);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(place, 'utf8').digest('hex').slice(0, 32);
+    rememberDigest(place, digest);
+  }
+  return `${platform}-${digest}`;
+}
+
+/**
+ * Every output and command is checked against its conversation's session id (parseMessage),
+ * and a session's messages come in runs: a hash object per message was a measurable share of
+ * a binding's CPU per output (D6). Bounded, oldest forgotten first, so hostile input costs a
+ * hash as before and never memory.
+ */
+const RECENT_DIGESTS = 4_096;
+const recentDigests = new Map<string, string>();
+
+function rememberDigest(place: string, digest: string): void {
+  if (recentDigests.size >= RECENT_DIGESTS) {
+    const oldest = recentDigests.keys().next();
+    if (oldest.done !== true) recentDigests.delete(oldest.value);
+  }
+  recentDigests.set(place, digest);
 }
 
 /**
