@@ -12,6 +12,8 @@
 //   npm run bench:binding -- --platform all --smoke     (tiny counts: does it still run?)
 //   npm run bench:binding -- --platform slack --cpu-prof /tmp/prof   (V8 profiles of the replicas)
 //   npm run bench:binding -- --platform slack --warm-up 0   (a just-started binding's figures)
+//   npm run bench:binding -- --platform slack --only 0:1 --count 5000 --rounds 1 --perf /tmp/perf
+//       (Linux perf records the binding and the agent floor at c16 / 0 ms: CPU per output by layer)
 //
 // Each figure is the median of `rounds` runs of `count` outputs, the floor and the binding
 // alternating so that both see the same machine. The arithmetic is bench-figures.js.
@@ -20,6 +22,7 @@
 // TEST_DATABASE_URL as for jest) and the built dist/ (`npm run bench:binding` builds first).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -29,10 +32,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { backendCpuMs } from './pg-backends.mjs';
+import { PERF_HZ, perfUnavailable, startPerf } from './perf-recorder.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const figures = require('./bench-figures.js');
+const perfBreakdown = require('./perf-breakdown.js');
 
 const { values: args } = parseArgs({
   options: {
@@ -48,6 +53,11 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     /** Outputs each replica handles before anything is measured (default 2000). */
     'warm-up': { type: 'string' },
+    /**
+     * A directory: Linux perf records the binding and the agent floor over the measured edits
+     * of the 0 ms, 1-replica cell (D6's), and the table shows their CPU per output by layer.
+     */
+    perf: { type: 'string' },
   },
 });
 const PLATFORMS = ['slack', 'discord', 'mattermost'];
@@ -93,6 +103,21 @@ if (!Number.isInteger(WARM_UP) || WARM_UP < 0 || WARM_UP > 5_000) {
   console.error('bench:binding: --warm-up must be a whole number from 0 to 5000');
   process.exit(2);
 }
+const PERF_DIR = args.perf;
+if (PERF_DIR !== undefined) {
+  const why = perfUnavailable();
+  if (why !== undefined) {
+    console.error(`bench:binding: --perf needs perf: ${why}`);
+    process.exit(2);
+  }
+  if (ONLY !== undefined && ONLY !== '0:1') {
+    console.error('bench:binding: --perf records the 0 ms, 1-replica cell; --only must be 0:1');
+    process.exit(2);
+  }
+  mkdirSync(PERF_DIR, { recursive: true });
+}
+/** V8 writes /tmp/perf-<pid>.map for perf to name JIT frames; removed when the bench ends. */
+const perfMapPids = [];
 const RUN_DEADLINE_MS = 60_000;
 const OVERALL_DEADLINE_MS = (SMOKE ? 3 : 15) * 60_000 * platforms.length;
 
@@ -139,6 +164,7 @@ function startChild(label, command, env, ready) {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (command.includes('--perf-basic-prof')) perfMapPids.push(child.pid);
   let printed = '';
   const keep = (chunk) => {
     printed = (printed + chunk.toString()).slice(-4_000);
@@ -176,6 +202,7 @@ async function shutdown(code) {
   clearTimeout(overall);
   await Promise.all([...children].map((child) => child.kill('SIGKILL')));
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  for (const pid of perfMapPids) rmSync(`/tmp/perf-${pid}.map`, { force: true });
   process.exit(code);
 }
 
@@ -368,9 +395,10 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
    * Publishes `outputs`, waits until the stub answered `outputs.length` more `kind` calls of
    * `client` and every output is acked; outputs/s and CPU ms per output of `processes`.
    */
-  async function timed(client, kind, outputs, subjectOf, stream, durable, processes) {
+  async function timed(client, kind, outputs, subjectOf, stream, durable, processes, perfFile) {
     const before = await callsOf(client, kind);
     const pids = processes.map((p) => p.child.pid);
+    const perf = perfFile === undefined ? undefined : await startPerf(perfFile, pids);
     const dbBefore = await backendCpuMs(db, pids);
     const cpuBefore = await Promise.all(processes.map((p) => p.cpuMs()));
     const started = performance.now();
@@ -382,6 +410,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     await until('every output acked', () => idle(stream, durable));
     const elapsed = performance.now() - started;
     const cpuAfter = await Promise.all(processes.map((p) => p.cpuMs()));
+    await perf?.stop();
     const dbAfter = await backendCpuMs(db, pids);
     const seen = (await callsOf(client, kind)) - before;
     if (seen !== outputs.length) {
@@ -397,11 +426,12 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
   const subjectOf = (output) => protocol.outputSubject(subjects, output);
   const replicas = [];
   /** Posts `count` prompts, then times resolving them all: one edit each. */
-  async function bindingRun(count) {
+  /** `perfFile`: where perf records the measured edits (--perf), if anywhere. */
+  async function bindingRun(count, perfFile) {
     const requests = Array.from({ length: count }, () => newRequest(platform));
     const bindingArgs = [subjectOf, outputsStream, bindingDurable, replicas];
     await timed('binding', 'posts', requests, ...bindingArgs);
-    return timed('binding', 'edits', requests.map(resolvedOf), ...bindingArgs);
+    return timed('binding', 'edits', requests.map(resolvedOf), ...bindingArgs, perfFile);
   }
 
   async function startReplica() {
@@ -410,6 +440,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
       `a ${platform} binding replica`,
       [
         ...(args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : []),
+        ...(PERF_DIR === undefined ? [] : ['--perf-basic-prof']),
         join(root, 'dist', 'apps', setup.service, 'main.js'),
       ],
       {
@@ -458,7 +489,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
   let floorSchemaReady = false;
 
   /** `http`: the floor's HTTP client, `fetch` (undici) or a keep-alive node:http Agent. */
-  async function floorRun(count, concurrency, http) {
+  async function floorRun(count, concurrency, http, perfFile) {
     if (!floorSchemaReady) {
       await db.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await db.query(`CREATE TABLE IF NOT EXISTS ${floorTable} (
@@ -483,7 +514,10 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     );
     const floor = await startChild(
       'the floor consumer',
-      [join(root, 'bench', 'bare-floor.consumer.mjs')],
+      [
+        ...(PERF_DIR === undefined ? [] : ['--perf-basic-prof']),
+        join(root, 'bench', 'bare-floor.consumer.mjs'),
+      ],
       {
         FLOOR_CONFIG: JSON.stringify({
           natsUrl: NATS_URL,
@@ -505,7 +539,7 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     try {
       const floorArgs = [floorSubjectOf, floorStream, FLOOR_DURABLE, [floor]];
       if (warming.length > 0) await timed('floor', 'edits', warming.map(resolvedOf), ...floorArgs);
-      return await timed('floor', 'edits', measured.map(resolvedOf), ...floorArgs);
+      return await timed('floor', 'edits', measured.map(resolvedOf), ...floorArgs, perfFile);
     } catch (error) {
       console.error(`the floor printed:\n${floor.output()}`);
       throw error;
@@ -537,9 +571,14 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
       await setLatency(latency);
       const rounds = [];
       for (let round = 0; round < ROUNDS; round += 1) {
+        // --perf: the last round's measured edits of D6's cell, the agent floor's and the binding's.
+        const perfOf = (who) =>
+          PERF_DIR !== undefined && latency === 0 && replicaCount === 1 && round === ROUNDS - 1
+            ? join(PERF_DIR, `${platform}-${who}.data`)
+            : undefined;
         const floor = await floorRun(COUNT, concurrency, 'fetch');
-        const agentFloor = await floorRun(COUNT, concurrency, 'agent');
-        const binding = await bindingRun(COUNT);
+        const agentFloor = await floorRun(COUNT, concurrency, 'agent', perfOf('agent-floor'));
+        const binding = await bindingRun(COUNT, perfOf('binding'));
         rounds.push({
           floor: floor.perSecond,
           agentFloor: agentFloor.perSecond,
@@ -585,6 +624,18 @@ async function benchPlatform(platform, { nc, js, jsm, db }) {
     platform,
     cells,
     verdicts: ONLY === undefined ? figures.verdicts(cells) : undefined,
+    perf:
+      PERF_DIR === undefined
+        ? undefined
+        : Object.fromEntries(
+            ['binding', 'agent-floor'].map((who) => [
+              who,
+              perfBreakdown.breakdownOfFile(join(PERF_DIR, `${platform}-${who}.data`), {
+                outputs: COUNT,
+                hz: PERF_HZ,
+              }),
+            ]),
+          ),
     callsPerLifecycle,
     visiblePerLifecycle,
     // Both measured against the one stub process: its own count of each one's edits.
@@ -687,6 +738,19 @@ function report(result, { nats, pg }) {
       `${result.visiblePerLifecycle.toFixed(2)} visible state changes ` +
       '(posted with buttons, refreshed in place, resolved) (target: equal)',
   );
+  if (result.perf !== undefined) {
+    console.log('');
+    console.log(
+      `where the CPU goes at 0 ms, 1 replica, over the last round's ${COUNT} measured edits ` +
+        `(Linux perf, cpu-clock at ${PERF_HZ} Hz, every thread, kernel included):`,
+    );
+    console.log(
+      perfBreakdown.formatBreakdowns([
+        ['binding', result.perf.binding],
+        ['agent floor', result.perf['agent-floor']],
+      ]),
+    );
+  }
   console.log(
     `stub ${result.stub.url}: answered ${result.stub.floorEdits} floor edits and ` +
       `${result.stub.bindingEdits} binding edits`,

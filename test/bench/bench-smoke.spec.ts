@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_DATABASE_URL } from '../support/database';
 import { TEST_NATS_URL } from '../support/nats';
@@ -12,11 +13,29 @@ const BENCH = join(ROOT, 'bench');
  * bench added without an entry here (or in SMOKED_ELSEWHERE) fails P1, so none can be added
  * that nothing runs.
  */
+/** bench:binding --perf records with Linux perf where the machine has it (CI's does). */
+const PERF = spawnSync('perf', ['--version']).status === 0;
+const PERF_DIR = PERF ? mkdtempSync(join(tmpdir(), 'tollgate-bench-perf-')) : undefined;
+afterAll(() => {
+  if (PERF_DIR !== undefined) rmSync(PERF_DIR, { recursive: true, force: true });
+});
+
 const SMOKE_RUNS: Record<string, { args: string[]; table: RegExp[] }> = {
   'binding.bench.mjs': {
     // A few warm-up outputs, so that the warm-up of each replica (the second one's too) runs.
-    args: ['--platform', 'all', '--smoke', '--json', '--warm-up', '5'],
+    args: [
+      ...['--platform', 'all', '--smoke', '--json', '--warm-up', '5'],
+      ...(PERF_DIR === undefined ? [] : ['--perf', PERF_DIR]),
+    ],
     table: [
+      ...(PERF
+        ? [
+            /where the CPU goes at 0 ms, 1 replica, over the last round's 12 measured edits/,
+            /CPU ms\/out by layer \(of which kernel\) +\| +binding \| +agent floor\nPostgreSQL client \(pg\) +\| +[\d.]+ \([\d.]+\) \| +[\d.]+ \([\d.]+\)/,
+            /\nTollgate code +\| +[\d.]+ \([\d.]+\) \| +0\.000 \(0\.000\)\n/,
+            /\ntotal, from perf +\| +[\d.]+ \([\d.]+\) \| +[\d.]+ \([\d.]+\)\n/,
+          ]
+        : []),
       /platform slack, median of 1 runs of 12 outputs after 5 per replica to warm up/,
       /platform slack,[^\n]*\n[^\n]*\ntwo floors[^\n]*\n\nlatency \| replicas/,
       /platform discord,[^\n]*\n[^\n]*\ntwo floors[^\n]*\n\nlatency \| replicas/,
