@@ -44,23 +44,6 @@ describe('deriveSessionId', () => {
       `mattermost-${deriveSessionId(conversation).slice('slack-'.length)}`,
     );
   });
-
-  it('answers the hash again for a conversation seen before and after the remembered ones are full', () => {
-    const hashOf = (i: number): string =>
-      createHash('sha256').update(`T0001/C${i}/`).digest('hex').substring(0, 32);
-    const place = (i: number): Conversation => ({
-      platform: 'slack',
-      workspaceId: 'T0001',
-      channelId: `C${i}`,
-      threadId: '',
-    });
-    // Past the 4,096 remembered: the first ones are forgotten and hashed again.
-    for (let i = 0; i < 5_000; i += 1) expect(deriveSessionId(place(i))).toBe(`slack-${hashOf(i)}`);
-    for (const i of [0, 1, 4_999, 2_500]) {
-      expect(deriveSessionId(place(i))).toBe(`slack-${hashOf(i)}`);
-      expect(deriveSessionId({ ...place(i), platform: 'discord' })).toBe(`discord-${hashOf(i)}`);
-    }
-  });
 });
 
 describe('isSessionId / platformOfSessionId', () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Conversation } from './conversation.schema';
 import { PLATFORMS, type Platform } from './platform';
 
@@ -11,30 +11,16 @@ const AGENT_SESSION_ID_PATTERN = new RegExp(`^(${PLATFORMS.join('|')})-api-[0-9a
  */
 export function deriveSessionId(conversation: Conversation): string {
   const { platform, workspaceId, channelId, threadId } = conversation;
-  const place = `${workspaceId}/${channelId}/${threadId}`;
-  let digest = recentDigests.get(place);
-  if (digest === undefined) {
-    digest = createHash('sha256').update(place, 'utf8').digest('hex').slice(0, 32);
-    rememberDigest(place, digest);
-  }
-  return `${platform}-${digest}`;
+  return `${platform}-${sha256Hex32(`${workspaceId}/${channelId}/${threadId}`)}`;
 }
 
 /**
- * Every output and command is checked against its conversation's session id (parseMessage),
- * and a session's messages come in runs: a hash object per message was a measurable share of
- * a binding's CPU per output (D6). Bounded, oldest forgotten first, so hostile input costs a
- * hash as before and never memory.
+ * The first 32 hex digits of the text's SHA-256 (UTF-8). One-shot: every output and command
+ * is checked against its conversation's session id (parseMessage), and a Hash object made,
+ * fed and finished per message cost 2.4 times as much (0.87 against 0.36 µs here).
  */
-const RECENT_DIGESTS = 4_096;
-const recentDigests = new Map<string, string>();
-
-function rememberDigest(place: string, digest: string): void {
-  if (recentDigests.size >= RECENT_DIGESTS) {
-    const oldest = recentDigests.keys().next();
-    if (oldest.done !== true) recentDigests.delete(oldest.value);
-  }
-  recentDigests.set(place, digest);
+function sha256Hex32(text: string): string {
+  return hash('sha256', text, 'hex').slice(0, 32);
 }
 
 /**
@@ -46,10 +32,7 @@ function rememberDigest(place: string, digest: string): void {
 export function deriveSubAgentSessionId(parentSessionId: string, parentCallId: string): string {
   const platform = platformOfSessionId(parentSessionId);
   if (platform === undefined) throw new Error(`${parentSessionId} is not a session id`);
-  const digest = createHash('sha256')
-    .update(`${parentSessionId}/${parentCallId}`, 'utf8')
-    .digest('hex');
-  return `${platform}-${digest.slice(0, 32)}`;
+  return `${platform}-${sha256Hex32(`${parentSessionId}/${parentCallId}`)}`;
 }
 
 /**
@@ -63,8 +46,7 @@ export function deriveAgentSessionId(
   clientId: string,
   agentSession: string,
 ): string {
-  const digest = createHash('sha256').update(`${clientId}/${agentSession}`, 'utf8').digest('hex');
-  return `${platform}-api-${digest.slice(0, 32)}`;
+  return `${platform}-api-${sha256Hex32(`${clientId}/${agentSession}`)}`;
 }
 
 /** Whether `value` has the shape of an agent session id (it is then a session id too). */
