@@ -29,10 +29,13 @@ import {
   type StoredIntent,
 } from './prompt-journal.rows';
 import { lockedRow, onPool, record, takeLease, ungrab } from './prompt-journal.writes';
+import { RecordBatcher } from './record-batcher';
 import { currentTraceparent } from '@tollgate/telemetry';
 
 /** {@link PromptJournal} in the binding's schema, through raw SQL on the service's data source. */
 export class PromptJournalRepository extends PromptJournalReads implements PromptJournal {
+  private batcher?: RecordBatcher;
+
   /**
    * Most claims take one or two statements and no transaction. An edit of a pending prompt
    * takes its lease with the read (GRAB_OR_READ). Otherwise: read the prompt with its row
@@ -232,8 +235,16 @@ export class PromptJournalRepository extends PromptJournalReads implements Promp
     // keeps it): serializing and sending it was most of what journaling an edit cost.
     const held = requestOf(lease.claimed);
     const keepRequest = held !== undefined && requestOf(next) === held;
-    const pooled = onPool(dataSource);
-    return record(pooled, lease.key, events, next, lease.claimId, postNonce, keepRequest);
+    // Journaled with the records the replica's other handlers finish in the same turn.
+    this.batcher ??= new RecordBatcher(onPool(dataSource));
+    return this.batcher.record({
+      key: lease.key,
+      events,
+      state: next,
+      claimId: lease.claimId,
+      postNonce,
+      keepRequest,
+    });
   }
 
   async release(lease: PromptLease, holdMs = 0): Promise<void> {
