@@ -12,9 +12,10 @@ describe('D6 agentFetch: the platform SDKs’ fetch over a keep-alive node:http 
 
   beforeAll(async () => {
     server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
         seen.push({ method: req.method, url: req.url, headers: req.headers, body });
         answer(req, res);
       });
@@ -51,6 +52,18 @@ describe('D6 agentFetch: the platform SDKs’ fetch over a keep-alive node:http 
     expect(response.headers.get('Retry-After')).toBe('3');
     expect(await response.json()).toEqual({ ok: true, ts: '1.2' });
     await expect(response.text()).rejects.toThrow(/already been read/);
+  });
+
+  it('D6 a text body counts its bytes, not its characters; bytes are sent as they are', async () => {
+    const send = agentFetch();
+    const text = '{"text":"é ✓ 😀"}';
+    await send(`${base}/api/v4/posts`, { method: 'POST', body: text });
+    await send(`${base}/api/v4/posts`, { method: 'POST', body: new TextEncoder().encode(text) });
+    for (const request of seen) {
+      expect(request.headers['content-length']).toBe(String(Buffer.byteLength(text)));
+      expect(request.body).toBe(text);
+    }
+    expect(seen).toHaveLength(2);
   });
 
   it('D6 reuses one socket for calls made one after another', async () => {

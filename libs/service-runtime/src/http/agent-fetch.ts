@@ -47,11 +47,15 @@ export function agentFetch(options: AgentFetchOptions = {}): FetchLike {
   };
 }
 
-/** What can be sent as it is: nothing, text, bytes, form fields; undefined for anything else. */
-function bytesOf(body: RequestInit['body']): Buffer | null | undefined {
+/**
+ * What can be sent as it is: nothing, text, bytes, form fields; undefined for anything else.
+ * Text stays text: node:http joins a text body to the request's head in one buffer, where
+ * bytes go as a second buffer of the socket's writev, after a copy (Buffer.from) of their own.
+ */
+function bytesOf(body: RequestInit['body']): Buffer | string | null | undefined {
   if (body === undefined || body === null) return null;
-  if (typeof body === 'string') return Buffer.from(body);
-  if (body instanceof URLSearchParams) return Buffer.from(body.toString());
+  if (typeof body === 'string') return body;
+  if (body instanceof URLSearchParams) return body.toString();
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.length);
   if (body instanceof ArrayBuffer) return Buffer.from(body);
   return undefined;
@@ -60,14 +64,18 @@ function bytesOf(body: RequestInit['body']): Buffer | null | undefined {
 function send(
   url: URL,
   init: RequestInit,
-  body: Buffer | null,
+  body: Buffer | string | null,
   agent: HttpAgent,
   secure: boolean,
 ): Promise<Response> {
   const { signal } = init;
   if (signal?.aborted) return Promise.reject(reasonOf(signal));
   const headers = headersOf(init.headers);
-  if (body !== null) headers['content-length'] = String(body.length);
+  if (body !== null) {
+    headers['content-length'] = String(
+      typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+    );
+  }
   const requestOptions: RequestOptions = { method: init.method ?? 'GET', headers, agent };
   return new Promise<Response>((resolve, reject) => {
     const req = (secure ? httpsRequest : httpRequest)(url, requestOptions, (res) => {
