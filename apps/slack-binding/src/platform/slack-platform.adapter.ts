@@ -9,9 +9,10 @@ import {
 } from '@tollgate/binding-core';
 import { agentFetch } from '@tollgate/service-runtime';
 import type { Conversation, Person, TextRole } from '@tollgate/protocol';
-import { LogLevel, WebClient } from '@slack/web-api';
+import { LogLevel, WebClient, type ChatPostMessageResponse } from '@slack/web-api';
 import { renderSlackPrompt, renderSlackText } from '../rendering/slack-prompt.renderer';
 import { classifySlackFailure } from './slack-failure.classifier';
+import { formFields } from './slack-form-fields';
 import { SlackPostedMessageFinder } from './slack-posted-message.finder';
 
 /** Message metadata event types: a retry finds what it may already have posted by these. */
@@ -56,18 +57,21 @@ export class SlackPlatformAdapter implements PlatformAdapter {
 
   async postPrompt(target: PromptTarget, view: PromptView): Promise<MessageRef> {
     const message = renderSlackPrompt(view, target.promptRef);
-    const result = await this.client.chat.postMessage(
-      platformSafe({
-        channel: target.conversation.channelId,
-        ...threadOf(target.conversation),
-        text: message.text,
-        blocks: [...message.blocks],
-        metadata: {
-          event_type: PROMPT_METADATA_TYPE,
-          event_payload: { promptRef: target.promptRef },
-        },
-      }),
-    );
+    const result = (await this.client.apiCall(
+      'chat.postMessage',
+      formFields(
+        platformSafe({
+          channel: target.conversation.channelId,
+          ...threadOf(target.conversation),
+          text: message.text,
+          blocks: message.blocks,
+          metadata: {
+            event_type: PROMPT_METADATA_TYPE,
+            event_payload: { promptRef: target.promptRef },
+          },
+        }),
+      ),
+    )) as ChatPostMessageResponse;
     return {
       channelId: result.channel ?? target.conversation.channelId,
       messageId: result.ts ?? '',
@@ -76,13 +80,16 @@ export class SlackPlatformAdapter implements PlatformAdapter {
 
   async editPrompt(target: PromptTarget, ref: MessageRef, view: PromptView): Promise<void> {
     const message = renderSlackPrompt(view, target.promptRef);
-    await this.client.chat.update(
-      platformSafe({
-        channel: ref.channelId,
-        ts: ref.messageId,
-        text: message.text,
-        blocks: [...message.blocks],
-      }),
+    await this.client.apiCall(
+      'chat.update',
+      formFields(
+        platformSafe({
+          channel: ref.channelId,
+          ts: ref.messageId,
+          text: message.text,
+          blocks: message.blocks,
+        }),
+      ),
     );
   }
 
