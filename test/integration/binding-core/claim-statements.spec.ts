@@ -1,6 +1,6 @@
-import { Client } from 'pg';
 import { BindingHarness } from './binding-harness';
 import { promptOutputs } from './prompt-outputs';
+import { statementsOf } from './statements-sent';
 
 /**
  * D6: an edit of a pending prompt takes its lease in the statement that reads the row, so
@@ -18,29 +18,11 @@ describe('D6 binding core: the statements an output of a pending prompt makes', 
     await harness.close();
   });
 
-  /** Every statement any pg client of this process sends while `work` runs. */
-  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-    const sent: string[] = [];
-    const original = Client.prototype.query;
-    const recording = function (this: Client, ...args: unknown[]): unknown {
-      const [config] = args as [string | { text: string }];
-      sent.push(typeof config === 'string' ? config : config.text);
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    };
-    Client.prototype.query = recording as typeof original;
-    try {
-      await work();
-    } finally {
-      Client.prototype.query = original;
-    }
-    return sent;
-  }
-
   it('D6 an edit of a pending prompt is two statements: the read that takes its lease, the journal', async () => {
     const handle = harness.handleOutput();
     const p = promptOutputs();
     await handle.handleOutput(p.request(3));
-    const sent = await statementsOf(() => handle.handleOutput(p.resolved(7)));
+    const { sent } = await statementsOf(() => handle.handleOutput(p.resolved(7)));
     expect(harness.adapter.editsFor(p.promptRef)).toHaveLength(1);
     expect(sent).toHaveLength(2);
     expect(sent[0]).toContain('UPDATE prompts');
@@ -63,7 +45,7 @@ describe('D6 binding core: the statements an output of a pending prompt makes', 
       [p.refreshed(4), 'stale_seq'],
       [p.request(6), 'duplicate_request'],
     ] as const) {
-      const sent = await statementsOf(async () =>
+      const { sent } = await statementsOf(async () =>
         expect(await handle.handleOutput(output)).toEqual({ outcome: 'dropped', reason }),
       );
       expect(sent).toHaveLength(1);

@@ -1,7 +1,7 @@
-import { Client } from 'pg';
 import { decidePrompt } from '../../../libs/binding-core/src/prompt/prompt-lifecycle.decider';
 import { BindingHarness } from './binding-harness';
 import { promptOutputs } from './prompt-outputs';
+import { statementsOf } from './statements-sent';
 
 /**
  * D6: the records a replica's handlers finish in the same turn of the event loop are journaled
@@ -18,23 +18,6 @@ describe('D6 binding core: records finished together are journaled in one statem
   afterAll(async () => {
     await harness.close();
   });
-
-  /** Every statement any pg client of this process sends while `work` runs. */
-  async function statementsOf<T>(work: () => Promise<T>): Promise<{ sent: string[]; result: T }> {
-    const sent: string[] = [];
-    const original = Client.prototype.query;
-    const recording = function (this: Client, ...args: unknown[]): unknown {
-      const [config] = args as [string | { text: string }];
-      sent.push(typeof config === 'string' ? config : config.text);
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    };
-    Client.prototype.query = recording as typeof original;
-    try {
-      return { result: await work(), sent };
-    } finally {
-      Client.prototype.query = original;
-    }
-  }
 
   /** Posted prompts, each claimed for its resolution as a handler would before its edit. */
   async function claimedResolutions(count: number) {
